@@ -1,0 +1,26 @@
+//! DropTail (tail drop): accept every arrival while the buffer has room.
+//!
+//! There is no decision logic: the output queue's capacity check (packets or bytes, see
+//! `crate::queue::Limit`) is the whole algorithm, and its drops carry `Reason::Overflow`.
+//!
+//! Buffer convention (documented in docs/queue.md and tested in `crate::queue`): the limit
+//! counts packets *waiting* in the buffer and excludes the one being transmitted, as ns-2's
+//! `Queue` does (ns2:queue/queue.cc); so a limit of L packets gives an M/M/1/K system with
+//! K = L + 1. ns-2's `DropTail` itself drops when `len + 1 >= limit` and so holds only L − 1
+//! waiting packets (algorithms.md §0.1); we do not copy that off-by-one: `limit_pkts = L`
+//! holds L. A scenario reproducing an ns-2 DropTail of `limit_ = N` uses `limit_pkts = N - 1`.
+
+use super::{Aqm, QueueView, Verdict};
+use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::units::Time;
+
+#[derive(Clone, Debug, Default)]
+pub struct DropTail;
+
+impl Aqm for DropTail {
+    #[inline]
+    fn on_arrival(&mut self, _q: &QueueView, _p: &Packet, _now: Time, _rng: &mut Rng) -> Verdict {
+        Verdict::Pass
+    }
+}

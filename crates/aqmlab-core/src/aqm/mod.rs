@@ -1,0 +1,182 @@
+//! The AQM interface: decision logic only, behind one small trait, dispatched by a closed enum.
+//!
+//! An AQM owns no buffer, no event queue and no clock (the Linux `include/net/red.h`,
+//! `codel.h`, `pie.h` split; smoltcp's `Controller`/`AnyController`). The output queue
+//! (`crate::queue`) owns the packets, enforces the capacity, applies the verdicts, counts
+//! every drop and mark by reason, and calls these hooks at the real events of a router port:
+//!
+//! | hook | called when | returns |
+//! |---|---|---|
+//! | `on_arrival` | a packet reaches the port, before the capacity check | pass, mark or drop it early |
+//! | `on_departure` | a packet leaves the buffer for the wire (head of line) | pass, mark or drop it (CoDel) |
+//! | `on_overflow` | an arrival the AQM passed was dropped because the buffer was full | nothing (BLUE raises p) |
+//! | `on_idle` | the link finished its last packet and the buffer is empty (idle start time) | nothing (RED's idle decay) |
+//! | `on_timer` | the timer this AQM asked for expires | the next timer, if any (REM, PIE, ARED) |
+//! | `metrics` | a time-series sample is taken | its internal state (avg, p, max_p, price, ...) |
+//!
+//! Marks: a `Mark` verdict on a Not-ECT packet becomes a drop with the same reason; a CE
+//! packet is passed unchanged (RFC 3168 §5 and §7; it is never dropped for being CE). A full
+//! buffer always drops, even an ECN-capable packet the AQM wanted to mark (RFC 3168 §7).
+
+pub mod droptail;
+
+use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::units::Time;
+
+pub use droptail::DropTail;
+
+/// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
+#[cfg(test)]
+#[derive(Clone, Debug)]
+pub struct Scripted {
+    pub arrival: Verdict,
+    pub departure: Verdict,
+    pub overflows: u32,
+}
+
+#[cfg(test)]
+impl Aqm for Scripted {
+    fn on_arrival(&mut self, _q: &QueueView, _p: &Packet, _now: Time, _rng: &mut Rng) -> Verdict {
+        self.arrival
+    }
+    fn on_departure(&mut self, _q: &QueueView, _p: &Packet, _now: Time) -> Verdict {
+        self.departure
+    }
+    fn on_overflow(&mut self, _q: &QueueView, _now: Time) {
+        self.overflows += 1;
+    }
+}
+
+/// Why a packet was dropped or marked. Every drop and mark carries one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Reason {
+    /// The buffer was full (packets or bytes).
+    Overflow = 0,
+    /// Probabilistic early drop/mark by the AQM (RED between thresholds, REM, BLUE...).
+    Early = 1,
+    /// Forced by the AQM's control variable (RED average above max_th).
+    Forced = 2,
+    /// Dropped or marked at dequeue (CoDel-style sojourn control).
+    Dequeue = 3,
+}
+
+pub const NUM_REASONS: usize = 4;
+
+impl Reason {
+    pub const ALL: [Reason; NUM_REASONS] = [
+        Reason::Overflow,
+        Reason::Early,
+        Reason::Forced,
+        Reason::Dequeue,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Overflow => "overflow",
+            Reason::Early => "early",
+            Reason::Forced => "forced",
+            Reason::Dequeue => "dequeue",
+        }
+    }
+}
+
+/// What an AQM decides for one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Mark(Reason),
+    Drop(Reason),
+}
+
+/// What an AQM may read of its port. Lengths exclude the packet being transmitted
+/// (see `crate::queue` for the buffer convention).
+#[derive(Clone, Copy, Debug)]
+pub struct QueueView {
+    pub len_pkts: u32,
+    pub len_bytes: u64,
+    pub limit: crate::queue::Limit,
+    pub link_bps: u64,
+}
+
+/// The hooks of one AQM. Implementations are pure: time and randomness are arguments.
+pub trait Aqm {
+    /// Decides on an arriving packet before the buffer capacity is checked.
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict;
+
+    /// Decides on the head packet as it leaves the buffer for the wire.
+    fn on_departure(&mut self, _q: &QueueView, _pkt: &Packet, _now: Time) -> Verdict {
+        Verdict::Pass
+    }
+
+    /// Learns that a packet it passed was dropped because the buffer was full.
+    fn on_overflow(&mut self, _q: &QueueView, _now: Time) {}
+
+    /// Learns that the link went idle at `since` with an empty buffer.
+    fn on_idle(&mut self, _since: Time) {}
+
+    /// Asks for the first timer; called once when the run starts.
+    fn first_timer(&self, _now: Time) -> Option<Time> {
+        None
+    }
+
+    /// Handles its timer and returns when it wants the next one.
+    fn on_timer(&mut self, _q: &QueueView, _now: Time) -> Option<Time> {
+        None
+    }
+
+    /// Names of the values `metrics` writes, in order.
+    fn metric_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Writes its internal state, one value per name of `metric_names`.
+    fn metrics(&self, _q: &QueueView, _now: Time, _out: &mut [f64]) {}
+}
+
+/// The closed set of AQMs: static dispatch, no boxing on the per-packet path.
+pub enum AnyAqm {
+    DropTail(DropTail),
+    #[cfg(test)]
+    Scripted(Scripted),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $a:ident => $e:expr) => {
+        match $self {
+            AnyAqm::DropTail($a) => $e,
+            #[cfg(test)]
+            AnyAqm::Scripted($a) => $e,
+        }
+    };
+}
+
+impl Aqm for AnyAqm {
+    #[inline]
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        dispatch!(self, a => a.on_arrival(q, pkt, now, rng))
+    }
+    #[inline]
+    fn on_departure(&mut self, q: &QueueView, pkt: &Packet, now: Time) -> Verdict {
+        dispatch!(self, a => a.on_departure(q, pkt, now))
+    }
+    fn on_overflow(&mut self, q: &QueueView, now: Time) {
+        dispatch!(self, a => a.on_overflow(q, now))
+    }
+    fn on_idle(&mut self, since: Time) {
+        dispatch!(self, a => a.on_idle(since))
+    }
+    fn first_timer(&self, now: Time) -> Option<Time> {
+        dispatch!(self, a => a.first_timer(now))
+    }
+    fn on_timer(&mut self, q: &QueueView, now: Time) -> Option<Time> {
+        dispatch!(self, a => a.on_timer(q, now))
+    }
+    fn metric_names(&self) -> &'static [&'static str] {
+        dispatch!(self, a => a.metric_names())
+    }
+    fn metrics(&self, q: &QueueView, now: Time, out: &mut [f64]) {
+        dispatch!(self, a => a.metrics(q, now, out))
+    }
+}

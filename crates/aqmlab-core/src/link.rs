@@ -1,0 +1,89 @@
+//! One direction of a full-duplex point-to-point link: an output queue feeding a wire of a
+//! given rate and propagation delay, with an optional per-packet loss model.
+
+use crate::queue::OutputQueue;
+use crate::rng::Rng;
+use crate::scenario::LossSpec;
+use crate::units::Time;
+
+pub enum Loss {
+    None,
+    Bernoulli {
+        p: f64,
+        rng: Rng,
+    },
+    /// Gilbert-Elliott: the state moves once per packet, before the loss draw.
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        loss_good: f64,
+        loss_bad: f64,
+        bad: bool,
+        rng: Rng,
+    },
+}
+
+impl Loss {
+    pub fn new(spec: Option<&LossSpec>, rng: Rng) -> Loss {
+        match spec {
+            None => Loss::None,
+            Some(LossSpec::Bernoulli { p }) => Loss::Bernoulli { p: *p, rng },
+            Some(LossSpec::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            }) => Loss::GilbertElliott {
+                p_gb: *p_gb,
+                p_bg: *p_bg,
+                loss_good: *loss_good,
+                loss_bad: *loss_bad,
+                bad: false,
+                rng,
+            },
+        }
+    }
+
+    /// Whether the next packet on the wire is lost.
+    #[inline]
+    pub fn lose(&mut self) -> bool {
+        match self {
+            Loss::None => false,
+            Loss::Bernoulli { p, rng } => rng.bernoulli(*p),
+            Loss::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+                bad,
+                rng,
+            } => {
+                let flip = if *bad { *p_bg } else { *p_gb };
+                if rng.bernoulli(flip) {
+                    *bad = !*bad;
+                }
+                rng.bernoulli(if *bad { *loss_bad } else { *loss_good })
+            }
+        }
+    }
+}
+
+pub struct Channel {
+    pub link: u32,
+    pub from: u32,
+    pub to: u32,
+    pub bps: u64,
+    pub delay: Time,
+    pub loss: Loss,
+    pub queue: OutputQueue,
+    /// The wire is busy until this time.
+    pub busy_until: Time,
+    /// A TxEnd event is scheduled for `busy_until`. Without one, the link goes idle at
+    /// `busy_until` and the next arrival starts a transmission itself (saves an event per
+    /// packet on lightly loaded links).
+    pub txend_pending: bool,
+    /// Has transmitted since it was last reported idle to the AQM.
+    pub active: bool,
+    pub lost: u64,
+    pub lost_at_warmup: u64,
+}

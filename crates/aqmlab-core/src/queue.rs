@@ -1,0 +1,474 @@
+//! An output queue: the buffer plumbing around one AQM, with reason-coded counters.
+//!
+//! # Buffer convention
+//!
+//! The buffer holds packets *waiting* for the link; the packet being transmitted has left it
+//! (ns-2 `Queue::recv`/`resume`, algorithms.md §0.1). Queue lengths seen by AQMs and reported
+//! in statistics exclude it. A `Limit::Packets(L)` buffer holds at most L waiting packets, so
+//! together with the one on the wire the port is an M/M/1/K system with **K = L + 1**. A
+//! `Limit::Bytes(B)` buffer accepts an arrival iff the waiting bytes plus its size are at
+//! most B: a packet that fits exactly is accepted, one byte more is dropped.
+//!
+//! # Order of decisions on arrival
+//!
+//! 1. The AQM sees the arrival and the current buffer, and returns a verdict.
+//! 2. `Drop(r)` drops with reason r; `Mark(r)` on a Not-ECT packet also drops with reason r.
+//! 3. Otherwise, if the buffer has no room, the packet is dropped with `Reason::Overflow`,
+//!    even if the AQM wanted to mark it (RFC 3168 §7), and the AQM is told (`on_overflow`).
+//! 4. Otherwise a `Mark` sets CE on an ECT packet (a CE packet passes unchanged), and the
+//!    packet is enqueued.
+
+use crate::aqm::{AnyAqm, Aqm, QueueView, Reason, Verdict, NUM_REASONS};
+use crate::packet::{Ecn, PacketArena};
+use crate::record::{LogHistogram, TimeWeighted};
+use crate::rng::Rng;
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// Capacity of the buffer, excluding the packet on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+/// Monotone counters; a copy taken at the end of the warm-up is subtracted for reporting,
+/// while conservation is checked on the totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueCounters {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub enqueued: u64,
+    pub ect_enqueued: u64,
+    /// Drops by reason, before and after enqueue together.
+    pub dropped: [u64; NUM_REASONS],
+    /// Of those, the drops of packets that had been enqueued (at dequeue).
+    pub dropped_after_enqueue: u64,
+    pub marked: [u64; NUM_REASONS],
+    /// Packets that left the buffer for the wire, and their bytes.
+    pub dequeued: u64,
+    pub dequeued_bytes: u64,
+}
+
+impl QueueCounters {
+    pub fn minus(&self, o: &Self) -> Self {
+        let mut r = *self;
+        r.arrivals -= o.arrivals;
+        r.arrival_bytes -= o.arrival_bytes;
+        r.enqueued -= o.enqueued;
+        r.ect_enqueued -= o.ect_enqueued;
+        for i in 0..NUM_REASONS {
+            r.dropped[i] -= o.dropped[i];
+            r.marked[i] -= o.marked[i];
+        }
+        r.dropped_after_enqueue -= o.dropped_after_enqueue;
+        r.dequeued -= o.dequeued;
+        r.dequeued_bytes -= o.dequeued_bytes;
+        r
+    }
+
+    pub fn total_dropped(&self) -> u64 {
+        self.dropped.iter().sum()
+    }
+    pub fn total_marked(&self) -> u64 {
+        self.marked.iter().sum()
+    }
+}
+
+pub struct OutputQueue {
+    buf: VecDeque<u32>,
+    len_bytes: u64,
+    pub limit: Limit,
+    pub link_bps: u64,
+    pub aqm: AnyAqm,
+    pub rng: Rng,
+    pub counters: QueueCounters,
+    pub at_warmup: QueueCounters,
+    pub level: TimeWeighted,
+    pub sojourn: LogHistogram,
+    /// Nanoseconds the link spent transmitting inside the measurement window.
+    pub busy_ns: u64,
+}
+
+/// What became of an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    Enqueued,
+    Dropped(Reason),
+}
+
+impl OutputQueue {
+    pub fn new(limit: Limit, link_bps: u64, aqm: AnyAqm, rng: Rng) -> Self {
+        OutputQueue {
+            buf: VecDeque::new(),
+            len_bytes: 0,
+            limit,
+            link_bps,
+            aqm,
+            rng,
+            counters: QueueCounters::default(),
+            at_warmup: QueueCounters::default(),
+            level: TimeWeighted::default(),
+            sojourn: LogHistogram::default(),
+            busy_ns: 0,
+        }
+    }
+
+    #[inline]
+    pub fn len_pkts(&self) -> u32 {
+        self.buf.len() as u32
+    }
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.len_bytes
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    #[inline]
+    pub fn view(&self) -> QueueView {
+        QueueView {
+            len_pkts: self.buf.len() as u32,
+            len_bytes: self.len_bytes,
+            limit: self.limit,
+            link_bps: self.link_bps,
+        }
+    }
+
+    #[inline]
+    fn has_room(&self, size: u32) -> bool {
+        match self.limit {
+            Limit::Packets(l) => (self.buf.len() as u64) < l as u64,
+            Limit::Bytes(l) => self.len_bytes + size as u64 <= l,
+        }
+    }
+
+    /// Admits or drops an arriving packet (see the module doc for the order of decisions).
+    /// A dropped packet is still in the arena: the caller frees it and charges its flow.
+    #[inline]
+    pub fn arrive(&mut self, idx: u32, pkts: &mut PacketArena, now: Time) -> Admission {
+        let size = pkts.get(idx).size;
+        self.counters.arrivals += 1;
+        self.counters.arrival_bytes += size as u64;
+        let view = self.view();
+        let verdict = self
+            .aqm
+            .on_arrival(&view, pkts.get(idx), now, &mut self.rng);
+        let ecn = pkts.get(idx).ecn;
+        let mark = match verdict {
+            Verdict::Drop(r) => return self.drop_arrival(r),
+            Verdict::Mark(r) if ecn == Ecn::NotEct => return self.drop_arrival(r),
+            Verdict::Mark(r) if ecn.is_ect() => Some(r),
+            Verdict::Mark(_) | Verdict::Pass => None,
+        };
+        if !self.has_room(size) {
+            self.aqm.on_overflow(&view, now);
+            return self.drop_arrival(Reason::Overflow);
+        }
+        let p = pkts.get_mut(idx);
+        if let Some(r) = mark {
+            p.ecn = Ecn::Ce;
+            self.counters.marked[r as usize] += 1;
+        }
+        if ecn.is_ect() {
+            self.counters.ect_enqueued += 1;
+        }
+        p.enqueued = now;
+        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
+        self.buf.push_back(idx);
+        self.len_bytes += size as u64;
+        self.level
+            .observe_max(self.buf.len() as u32, self.len_bytes);
+        self.counters.enqueued += 1;
+        Admission::Enqueued
+    }
+
+    #[inline]
+    fn drop_arrival(&mut self, r: Reason) -> Admission {
+        self.counters.dropped[r as usize] += 1;
+        Admission::Dropped(r)
+    }
+
+    /// Takes the next packet for the wire. Packets the AQM drops at dequeue are pushed on
+    /// `dropped` for the caller to free and charge.
+    #[inline]
+    pub fn dequeue(
+        &mut self,
+        pkts: &mut PacketArena,
+        now: Time,
+        dropped: &mut Vec<u32>,
+    ) -> Option<u32> {
+        while let Some(idx) = self.buf.pop_front() {
+            let size = pkts.get(idx).size;
+            self.level
+                .touch(now, self.buf.len() as u32 + 1, self.len_bytes);
+            self.len_bytes -= size as u64;
+            let view = self.view();
+            let verdict = self.aqm.on_departure(&view, pkts.get(idx), now);
+            let p = pkts.get_mut(idx);
+            match verdict {
+                Verdict::Drop(r) => {
+                    self.counters.dropped[r as usize] += 1;
+                    self.counters.dropped_after_enqueue += 1;
+                    dropped.push(idx);
+                    continue;
+                }
+                Verdict::Mark(r) if p.ecn == Ecn::NotEct => {
+                    self.counters.dropped[r as usize] += 1;
+                    self.counters.dropped_after_enqueue += 1;
+                    dropped.push(idx);
+                    continue;
+                }
+                Verdict::Mark(r) if p.ecn.is_ect() => {
+                    p.ecn = Ecn::Ce;
+                    self.counters.marked[r as usize] += 1;
+                }
+                Verdict::Mark(_) | Verdict::Pass => {}
+            }
+            self.counters.dequeued += 1;
+            self.counters.dequeued_bytes += size as u64;
+            self.sojourn.record(now - p.enqueued);
+            return Some(idx);
+        }
+        None
+    }
+
+    /// Restarts every measurement at the end of the warm-up.
+    pub fn restart_measurement(&mut self, now: Time) {
+        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
+        self.level
+            .restart(now, self.buf.len() as u32, self.len_bytes);
+        self.sojourn = LogHistogram::default();
+        self.at_warmup = self.counters;
+    }
+
+    /// Closes the time integrals at the end of the run.
+    pub fn finish(&mut self, now: Time) {
+        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
+    }
+
+    /// Packet indices still waiting (for conservation checks).
+    pub fn waiting(&self) -> impl Iterator<Item = &u32> {
+        self.buf.iter()
+    }
+
+    /// The conservation identities of ns-3's QueueDisc, on the run's totals.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let c = &self.counters;
+        let dropped_before = c.total_dropped() - c.dropped_after_enqueue;
+        if c.arrivals != c.enqueued + dropped_before {
+            return Err(format!(
+                "arrivals {} != enqueued {} + dropped before enqueue {}",
+                c.arrivals, c.enqueued, dropped_before
+            ));
+        }
+        let backlog = c.enqueued - c.dequeued - c.dropped_after_enqueue;
+        if backlog != self.buf.len() as u64 {
+            return Err(format!(
+                "backlog {} (enqueued {} - dequeued {} - dropped after enqueue {}) != buffer length {}",
+                backlog, c.enqueued, c.dequeued, c.dropped_after_enqueue, self.buf.len()
+            ));
+        }
+        if c.total_marked() > c.ect_enqueued {
+            return Err(format!(
+                "marks {} > ECN-capable enqueued {}",
+                c.total_marked(),
+                c.ect_enqueued
+            ));
+        }
+        let over = match self.limit {
+            Limit::Packets(l) => self.level.max_pkts as u64 > l as u64,
+            Limit::Bytes(l) => self.level.max_bytes > l,
+        };
+        if over {
+            return Err(format!(
+                "buffer exceeded its limit {:?}: max {} packets, {} bytes",
+                self.limit, self.level.max_pkts, self.level.max_bytes
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::DropTail;
+    use crate::packet::Packet;
+
+    use crate::aqm::Scripted;
+
+    fn q_with(limit: Limit) -> OutputQueue {
+        OutputQueue::new(
+            limit,
+            1_000_000,
+            AnyAqm::DropTail(DropTail),
+            Rng::for_component(1, 0, "q"),
+        )
+    }
+    fn pkt(a: &mut PacketArena, size: u32, ecn: Ecn) -> u32 {
+        a.alloc(Packet {
+            size,
+            ecn,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn packet_limit_counts_waiting_packets_only() {
+        let mut a = PacketArena::default();
+        let mut q = q_with(Limit::Packets(3));
+        for _ in 0..3 {
+            let i = pkt(&mut a, 100, Ecn::NotEct);
+            assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+        }
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Overflow));
+        // One leaves for the wire: the buffer has room for exactly one more.
+        let mut d = vec![];
+        assert!(q.dequeue(&mut a, 1, &mut d).is_some());
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        assert_eq!(q.arrive(i, &mut a, 1), Admission::Enqueued);
+        assert_eq!(q.len_pkts(), 3);
+        q.finish(2);
+        q.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn byte_limit_accepts_exact_fit_and_drops_one_byte_more() {
+        let mut a = PacketArena::default();
+        let mut q = q_with(Limit::Bytes(1000));
+        let i = pkt(&mut a, 600, Ecn::NotEct);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+        let i = pkt(&mut a, 401, Ecn::NotEct);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Overflow));
+        let i = pkt(&mut a, 400, Ecn::NotEct);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+        assert_eq!(q.len_bytes(), 1000);
+        q.finish(1);
+        q.check_conservation().unwrap();
+    }
+
+    /// Fills a buffer with `fill` packets, then offers one `ecn` packet to an AQM that
+    /// answers `v` on arrival.
+    fn offer(v: Verdict, ecn: Ecn, limit: Limit, fill: u32) -> (Admission, Ecn, QueueCounters) {
+        let mut a = PacketArena::default();
+        let mut q = q_with(limit);
+        for _ in 0..fill {
+            let i = pkt(&mut a, 100, Ecn::NotEct);
+            q.arrive(i, &mut a, 0);
+        }
+        q.aqm = AnyAqm::Scripted(Scripted {
+            arrival: v,
+            departure: Verdict::Pass,
+            overflows: 0,
+        });
+        let i = pkt(&mut a, 100, ecn);
+        let adm = q.arrive(i, &mut a, 0);
+        q.check_conservation().unwrap();
+        (adm, a.get(i).ecn, q.counters)
+    }
+
+    #[test]
+    fn full_buffer_drops_an_ect_packet_instead_of_marking_it() {
+        for limit in [Limit::Packets(2), Limit::Bytes(200)] {
+            let (adm, ecn, c) = offer(Verdict::Mark(Reason::Early), Ecn::Ect0, limit, 2);
+            assert_eq!(adm, Admission::Dropped(Reason::Overflow));
+            assert_eq!(ecn, Ecn::Ect0);
+            assert_eq!(c.total_marked(), 0);
+        }
+    }
+
+    #[test]
+    fn overflow_is_reported_to_the_aqm() {
+        let mut a = PacketArena::default();
+        let mut q = q_with(Limit::Packets(1));
+        q.aqm = AnyAqm::Scripted(Scripted {
+            arrival: Verdict::Pass,
+            departure: Verdict::Pass,
+            overflows: 0,
+        });
+        for _ in 0..3 {
+            let i = pkt(&mut a, 100, Ecn::NotEct);
+            q.arrive(i, &mut a, 0);
+        }
+        let AnyAqm::Scripted(s) = &q.aqm else {
+            unreachable!()
+        };
+        assert_eq!(s.overflows, 2);
+    }
+
+    #[test]
+    fn mark_on_not_ect_becomes_a_drop_with_the_same_reason() {
+        for limit in [Limit::Packets(5), Limit::Bytes(5000)] {
+            let (adm, _, c) = offer(Verdict::Mark(Reason::Early), Ecn::NotEct, limit, 0);
+            assert_eq!(adm, Admission::Dropped(Reason::Early));
+            assert_eq!(c.dropped[Reason::Early as usize], 1);
+        }
+    }
+
+    #[test]
+    fn ce_packet_passes_a_marking_aqm_unchanged() {
+        for limit in [Limit::Packets(5), Limit::Bytes(5000)] {
+            let (adm, ecn, c) = offer(Verdict::Mark(Reason::Early), Ecn::Ce, limit, 0);
+            assert_eq!(adm, Admission::Enqueued);
+            assert_eq!(ecn, Ecn::Ce);
+            assert_eq!(c.total_marked(), 0);
+            assert_eq!(c.total_dropped(), 0);
+        }
+    }
+
+    #[test]
+    fn ect_packet_is_marked_once_per_hop() {
+        let mut a = PacketArena::default();
+        let mut q = q_with(Limit::Packets(5));
+        // Marks on arrival and again at departure: the second finds CE and changes nothing.
+        q.aqm = AnyAqm::Scripted(Scripted {
+            arrival: Verdict::Mark(Reason::Forced),
+            departure: Verdict::Mark(Reason::Dequeue),
+            overflows: 0,
+        });
+        let i = pkt(&mut a, 100, Ecn::Ect1);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+        assert_eq!(q.dequeue(&mut a, 5, &mut vec![]), Some(i));
+        assert_eq!(a.get(i).ecn, Ecn::Ce);
+        assert_eq!(q.counters.total_marked(), 1);
+        assert_eq!(q.counters.marked[Reason::Forced as usize], 1);
+        q.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn dequeue_drops_are_counted_after_enqueue() {
+        let mut a = PacketArena::default();
+        let mut q = q_with(Limit::Packets(5));
+        q.aqm = AnyAqm::Scripted(Scripted {
+            arrival: Verdict::Pass,
+            departure: Verdict::Drop(Reason::Dequeue),
+            overflows: 0,
+        });
+        for _ in 0..3 {
+            let i = pkt(&mut a, 100, Ecn::NotEct);
+            q.arrive(i, &mut a, 0);
+        }
+        let mut dropped = vec![];
+        assert_eq!(q.dequeue(&mut a, 1, &mut dropped), None);
+        assert_eq!(dropped.len(), 3);
+        assert_eq!(q.counters.dropped_after_enqueue, 3);
+        q.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn conservation_check_catches_a_broken_counter() {
+        let mut a = PacketArena::default();
+        let mut q = q_with(Limit::Packets(5));
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        q.arrive(i, &mut a, 0);
+        q.counters.enqueued += 1;
+        assert!(q
+            .check_conservation()
+            .unwrap_err()
+            .contains("arrivals 1 != enqueued 2"));
+    }
+}

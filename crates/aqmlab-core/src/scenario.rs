@@ -1,0 +1,783 @@
+//! Scenarios: a tagged, versioned TOML schema, parsed once and validated once at the edge.
+//!
+//! Parsing (serde) rejects unknown keys and wrong types; `validate` then checks values,
+//! cross-field constraints and references, and reports *every* problem it finds, each with
+//! the field path, the offending value and what is allowed
+//! (`links[2].queue.limit_pkts = 0: must be at least 1`). Nothing is clamped.
+//! Python dicts are written as TOML text and take exactly the same path, and `to_toml`
+//! echoes the canonical form (units normalised, defaults explicit), so
+//! builder == file == echo is testable.
+
+use crate::units::{Bytes, Duration, Rate, Time};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One problem in a scenario: where, what was there, and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub value: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match (self.path.is_empty(), self.value.is_empty()) {
+            (true, _) => write!(f, "{}", self.message),
+            (false, true) => write!(f, "{}: {}", self.path, self.message),
+            (false, false) => write!(f, "{} = {}: {}", self.path, self.value, self.message),
+        }
+    }
+}
+
+/// All the problems found in one scenario (never empty).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioErrors(pub Vec<ScenarioError>);
+
+impl fmt::Display for ScenarioErrors {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let n = self.0.len();
+        if n > 1 {
+            writeln!(f, "{n} problems in the scenario:")?;
+        }
+        for (i, e) in self.0.iter().enumerate() {
+            if n > 1 {
+                write!(f, "  - ")?;
+            }
+            write!(f, "{e}")?;
+            if i + 1 < n {
+                writeln!(f)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioErrors {}
+
+// ---------------------------------------------------------------------------------------
+// Schema
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub schema_version: u32,
+    pub simulation: Simulation,
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn zero() -> Duration {
+    Duration(0)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Simulation {
+    /// Simulated time at which the run stops.
+    pub duration: Duration,
+    /// Statistics restart at this time; earlier events are excluded from every summary.
+    #[serde(default = "zero")]
+    pub warmup: Duration,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Replication index: independent streams of the same seed.
+    #[serde(default)]
+    pub run: u64,
+    /// Time-series sampling period; default duration / 1000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_interval: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: NodeKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub a: String,
+    pub b: String,
+    pub bandwidth: Rate,
+    pub delay: Duration,
+    /// Per-packet loss on the wire, applied independently in each direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    /// The output queue of the a→b direction (and of b→a unless `reverse_queue` is given).
+    pub queue: QueueSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_queue: Option<QueueSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    /// Waiting packets, excluding the one on the wire (K = limit_pkts + 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_pkts: Option<u32>,
+    /// Waiting bytes, excluding the packet on the wire.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_bytes: Option<Bytes>,
+    #[serde(default)]
+    pub aqm: AqmSpec,
+}
+
+/// The AQM of a queue: a table tagged by `type`.
+#[derive(Clone, Debug, PartialEq, Serialize, Default)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AqmSpec {
+    #[default]
+    Droptail,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
+impl<'de> Deserialize<'de> for AqmSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (ty, rest) = tagged_table::<D>(d, &["droptail"])?;
+        match ty.as_str() {
+            "droptail" => inner::<NoParams, D::Error>(rest).map(|_| AqmSpec::Droptail),
+            _ => unreachable!("tagged_table checked the type"),
+        }
+    }
+}
+
+/// Per-packet loss on a link direction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LossSpec {
+    /// Each packet is lost independently with probability p.
+    Bernoulli { p: f64 },
+    /// Two-state Markov chain evaluated once per packet: from Good to Bad with probability
+    /// p_gb, Bad to Good with p_bg; a packet is lost with loss_good or loss_bad.
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BernoulliParams {
+    p: f64,
+}
+
+fn default_loss_bad() -> f64 {
+    1.0
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GilbertParams {
+    p_gb: f64,
+    p_bg: f64,
+    #[serde(default)]
+    loss_good: f64,
+    #[serde(default = "default_loss_bad")]
+    loss_bad: f64,
+}
+
+impl<'de> Deserialize<'de> for LossSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (ty, rest) = tagged_table::<D>(d, &["bernoulli", "gilbert_elliott"])?;
+        match ty.as_str() {
+            "bernoulli" => {
+                inner::<BernoulliParams, D::Error>(rest).map(|b| LossSpec::Bernoulli { p: b.p })
+            }
+            "gilbert_elliott" => {
+                inner::<GilbertParams, D::Error>(rest).map(|g| LossSpec::GilbertElliott {
+                    p_gb: g.p_gb,
+                    p_bg: g.p_bg,
+                    loss_good: g.loss_good,
+                    loss_bad: g.loss_bad,
+                })
+            }
+            _ => unreachable!("tagged_table checked the type"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// Constant bit rate UDP.
+    Cbr,
+    /// Poisson packet arrivals.
+    Poisson,
+    /// On/off UDP: CBR at `rate` during on periods.
+    Onoff,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeDist {
+    Fixed,
+    /// Exponential with mean `packet_size`, rounded to the nearest byte, at least 1 byte.
+    Exponential,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PeriodDist {
+    Exponential,
+    Pareto,
+}
+
+/// A traffic flow from one host to another. Which fields apply depends on `type`:
+/// cbr: rate; poisson: rate or pkt_rate, size_dist; onoff: rate, on_time, off_time,
+/// period_dist, shape (pareto only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: FlowKind,
+    pub src: String,
+    pub dst: String,
+    pub packet_size: Bytes,
+    #[serde(default = "zero")]
+    pub start: Duration,
+    /// Defaults to the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// Send packets ECN-capable (ECT(0)).
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Mean packets per second (poisson only; exclusive with rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pkt_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_dist: Option<SizeDist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_time: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_time: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_dist: Option<PeriodDist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<f64>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Tagged tables: `type` selects a struct whose own unknown keys are errors, and errors
+// inside keep their path (serde's internally tagged enums lose it).
+// ---------------------------------------------------------------------------------------
+
+/// Marks an inner path inside a serde error message so `parse` can splice it into the path.
+const INNER: char = '\u{1}';
+
+fn tagged_table<'de, D: Deserializer<'de>>(
+    d: D,
+    types: &[&str],
+) -> Result<(String, toml::Table), D::Error> {
+    use serde::de::Error;
+    let mut t = toml::Table::deserialize(d)?;
+    let allowed = types
+        .iter()
+        .map(|t| format!("\"{t}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match t.remove("type") {
+        None => Err(D::Error::custom(format!(
+            "missing field `type`; expected one of {allowed}"
+        ))),
+        Some(toml::Value::String(s)) if types.contains(&s.as_str()) => Ok((s, t)),
+        Some(v) => Err(D::Error::custom(format!(
+            "{INNER}type{INNER}{v}{INNER}unknown type; expected one of {allowed}"
+        ))),
+    }
+}
+
+fn inner<T: DeserializeOwned, E: serde::de::Error>(t: toml::Table) -> Result<T, E> {
+    serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
+        let path = e.path().to_string();
+        let msg = e.into_inner().to_string();
+        // An error from a nested tagged table already carries its own inner marker.
+        match msg.strip_prefix(INNER) {
+            Some(rest) => {
+                let (p2, rest) = rest.split_once(INNER).unwrap_or(("", rest));
+                let joined = if path == "." {
+                    p2.to_string()
+                } else {
+                    format!("{path}.{p2}")
+                };
+                E::custom(format!("{INNER}{joined}{INNER}{rest}"))
+            }
+            None => E::custom(format!("{INNER}{path}{INNER}{INNER}{msg}")),
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------
+
+/// Parses TOML text into a scenario (syntax, types, unknown keys), without validating.
+pub fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
+    let de = toml::de::Deserializer::parse(text).map_err(|e| {
+        ScenarioErrors(vec![ScenarioError {
+            path: String::new(),
+            value: String::new(),
+            message: format!("TOML syntax error: {}", e.to_string().trim()),
+        }])
+    })?;
+    serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
+        let outer = e.path().to_string();
+        let raw = e.into_inner().message().trim().to_string();
+        let (path, value, message) = match raw.strip_prefix(INNER) {
+            Some(rest) => {
+                let mut parts = rest.splitn(3, INNER);
+                let (p, v, m) = (
+                    parts.next().unwrap_or(""),
+                    parts.next().unwrap_or(""),
+                    parts.next().unwrap_or(""),
+                );
+                let path = match (outer.as_str(), p) {
+                    (".", p) => p.to_string(),
+                    (o, "") | (o, ".") => o.to_string(),
+                    (o, p) => format!("{o}.{p}"),
+                };
+                (path, v.to_string(), m.to_string())
+            }
+            None => (
+                if outer == "." { String::new() } else { outer },
+                String::new(),
+                raw,
+            ),
+        };
+        ScenarioErrors(vec![ScenarioError {
+            path,
+            value,
+            message,
+        }])
+    })
+}
+
+/// Parses and validates.
+pub fn load(text: &str) -> Result<Scenario, ScenarioErrors> {
+    let s = parse(text)?;
+    s.validate()?;
+    Ok(s)
+}
+
+impl Scenario {
+    /// The canonical TOML form: units normalised, defaults explicit.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a parsed scenario always serialises")
+    }
+
+    pub fn sample_interval(&self) -> Time {
+        self.simulation
+            .sample_interval
+            .map(|d| d.0)
+            .unwrap_or((self.simulation.duration.0 / 1000).max(1))
+    }
+
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Checks everything that parsing cannot: values, cross-field rules, references, routes.
+    pub fn validate(&self) -> Result<(), ScenarioErrors> {
+        let mut v = Validator::default();
+        v.scenario(self);
+        if v.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ScenarioErrors(v.errors))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------
+
+#[derive(Default)]
+struct Validator {
+    errors: Vec<ScenarioError>,
+}
+
+const MAX_PACKET: u64 = 65_535;
+
+impl Validator {
+    fn err(
+        &mut self,
+        path: impl Into<String>,
+        value: impl fmt::Display,
+        message: impl Into<String>,
+    ) {
+        self.errors.push(ScenarioError {
+            path: path.into(),
+            value: value.to_string(),
+            message: message.into(),
+        });
+    }
+
+    fn probability(&mut self, path: String, p: f64) {
+        if !(p.is_finite() && (0.0..=1.0).contains(&p)) {
+            self.err(path, p, "must be a probability in [0, 1]");
+        }
+    }
+
+    fn name(&mut self, path: String, name: &str, seen: &mut BTreeSet<String>, what: &str) {
+        if name.is_empty()
+            || name
+                .chars()
+                .any(|c| c.is_whitespace() || c == '/' || c == '"')
+        {
+            self.err(
+                path,
+                format!("\"{name}\""),
+                "must be non-empty, without whitespace, '/' or '\"'",
+            );
+        } else if !seen.insert(name.to_string()) {
+            self.err(
+                path,
+                format!("\"{name}\""),
+                format!("duplicate {what} name; names must be unique"),
+            );
+        }
+    }
+
+    fn scenario(&mut self, s: &Scenario) {
+        if s.schema_version != SCHEMA_VERSION {
+            self.err(
+                "schema_version",
+                s.schema_version,
+                format!("unsupported; this aqmlab reads {SCHEMA_VERSION}"),
+            );
+        }
+        let sim = &s.simulation;
+        if sim.duration.0 == 0 {
+            self.err("simulation.duration", "\"0ns\"", "must be > 0");
+        }
+        if sim.warmup.0 >= sim.duration.0 && sim.duration.0 > 0 {
+            self.err(
+                "simulation.warmup",
+                format!("\"{}\"", crate::units::format_time(sim.warmup.0)),
+                format!(
+                    "must be < simulation.duration = \"{}\"",
+                    crate::units::format_time(sim.duration.0)
+                ),
+            );
+        }
+        if let Some(si) = sim.sample_interval {
+            if si.0 == 0 {
+                self.err("simulation.sample_interval", "\"0ns\"", "must be > 0");
+            } else if si.0 > sim.duration.0 {
+                self.err(
+                    "simulation.sample_interval",
+                    format!("\"{}\"", crate::units::format_time(si.0)),
+                    "must be <= simulation.duration",
+                );
+            }
+        }
+
+        let mut names = BTreeSet::new();
+        for (i, n) in s.nodes.iter().enumerate() {
+            self.name(format!("nodes[{i}].name"), &n.name, &mut names, "node");
+        }
+        if s.nodes.is_empty() {
+            self.err("nodes", "[]", "a scenario needs at least one node");
+        }
+        let index: BTreeMap<&str, usize> = s
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.as_str(), i))
+            .collect();
+
+        let mut link_names = BTreeSet::new();
+        let mut pairs = BTreeMap::new();
+        for (i, l) in s.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            if let Some(name) = &l.name {
+                self.name(format!("{p}.name"), name, &mut link_names, "link");
+            }
+            let a = self.node_ref(&format!("{p}.a"), &l.a, &index);
+            let b = self.node_ref(&format!("{p}.b"), &l.b, &index);
+            if let (Some(a), Some(b)) = (a, b) {
+                if a == b {
+                    self.err(
+                        format!("{p}.b"),
+                        format!("\"{}\"", l.b),
+                        "must differ from a (no self-loops)",
+                    );
+                } else if let Some(j) = pairs.insert((a.min(b), a.max(b)), i) {
+                    self.err(
+                        format!("{p}.b"),
+                        format!("\"{}\"", l.b),
+                        format!("links[{j}] already joins \"{}\" and \"{}\"; parallel links are not supported", l.a, l.b),
+                    );
+                }
+            }
+            if l.bandwidth.0 == 0 {
+                self.err(format!("{p}.bandwidth"), "\"0bps\"", "must be > 0");
+            }
+            match &l.loss {
+                None => {}
+                Some(LossSpec::Bernoulli { p: q }) => self.probability(format!("{p}.loss.p"), *q),
+                Some(LossSpec::GilbertElliott {
+                    p_gb,
+                    p_bg,
+                    loss_good,
+                    loss_bad,
+                }) => {
+                    self.probability(format!("{p}.loss.p_gb"), *p_gb);
+                    self.probability(format!("{p}.loss.p_bg"), *p_bg);
+                    self.probability(format!("{p}.loss.loss_good"), *loss_good);
+                    self.probability(format!("{p}.loss.loss_bad"), *loss_bad);
+                    if *p_gb > 0.0 && *p_bg == 0.0 {
+                        self.err(
+                            format!("{p}.loss.p_bg"),
+                            p_bg,
+                            "must be > 0 when p_gb > 0 (the Bad state would absorb)",
+                        );
+                    }
+                }
+            }
+            self.queue(&format!("{p}.queue"), &l.queue);
+            if let Some(q) = &l.reverse_queue {
+                self.queue(&format!("{p}.reverse_queue"), q);
+            }
+        }
+
+        let routes = crate::routing::Routes::build(s);
+        let mut flow_names = BTreeSet::new();
+        let end = sim.duration.0;
+        for (i, f) in s.flows.iter().enumerate() {
+            let p = format!("flows[{i}]");
+            self.name(format!("{p}.name"), &f.name, &mut flow_names, "flow");
+            let src = self.host_ref(&format!("{p}.src"), &f.src, &index, s);
+            let dst = self.host_ref(&format!("{p}.dst"), &f.dst, &index, s);
+            if let (Some(a), Some(b)) = (src, dst) {
+                if a == b {
+                    self.err(
+                        format!("{p}.dst"),
+                        format!("\"{}\"", f.dst),
+                        "must differ from src",
+                    );
+                } else if routes.next_channel(a, b) == crate::routing::NO_ROUTE {
+                    self.err(
+                        format!("{p}.dst"),
+                        format!("\"{}\"", f.dst),
+                        format!(
+                            "no route from \"{}\" (routes may not pass through hosts)",
+                            f.src
+                        ),
+                    );
+                }
+            }
+            if f.packet_size.0 == 0 || f.packet_size.0 > MAX_PACKET {
+                self.err(
+                    format!("{p}.packet_size"),
+                    f.packet_size.0,
+                    format!("must be in [1, {MAX_PACKET}] bytes"),
+                );
+            }
+            if let Some(stop) = f.stop {
+                if stop.0 <= f.start.0 {
+                    self.err(
+                        format!("{p}.stop"),
+                        format!("\"{}\"", crate::units::format_time(stop.0)),
+                        format!(
+                            "must be > start = \"{}\"",
+                            crate::units::format_time(f.start.0)
+                        ),
+                    );
+                }
+            }
+            if f.start.0 >= end && end > 0 {
+                self.err(
+                    format!("{p}.start"),
+                    format!("\"{}\"", crate::units::format_time(f.start.0)),
+                    "must be < simulation.duration",
+                );
+            }
+            self.flow_kind_fields(&p, f);
+        }
+    }
+
+    fn flow_kind_fields(&mut self, p: &str, f: &FlowSpec) {
+        let kind = match f.kind {
+            FlowKind::Cbr => "cbr",
+            FlowKind::Poisson => "poisson",
+            FlowKind::Onoff => "onoff",
+        };
+        let present = [
+            ("rate", f.rate.is_some()),
+            ("pkt_rate", f.pkt_rate.is_some()),
+            ("size_dist", f.size_dist.is_some()),
+            ("on_time", f.on_time.is_some()),
+            ("off_time", f.off_time.is_some()),
+            ("period_dist", f.period_dist.is_some()),
+            ("shape", f.shape.is_some()),
+        ];
+        let allowed: &[&str] = match f.kind {
+            FlowKind::Cbr => &["rate"],
+            FlowKind::Poisson => &["rate", "pkt_rate", "size_dist"],
+            FlowKind::Onoff => &["rate", "on_time", "off_time", "period_dist", "shape"],
+        };
+        for (field, is) in present {
+            if is && !allowed.contains(&field) {
+                self.err(
+                    format!("{p}.{field}"),
+                    "",
+                    format!(
+                        "not a field of type = \"{kind}\"; its fields are {}",
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+        let required = |v: &mut Self, field: &str, is: bool| {
+            if !is {
+                v.err(
+                    format!("{p}.{field}"),
+                    "",
+                    format!("required for type = \"{kind}\""),
+                );
+            }
+        };
+        if let Some(r) = f.rate {
+            if r.0 == 0 {
+                self.err(format!("{p}.rate"), "\"0bps\"", "must be > 0");
+            }
+        }
+        match f.kind {
+            FlowKind::Cbr => required(self, "rate", f.rate.is_some()),
+            FlowKind::Poisson => match (f.rate, f.pkt_rate) {
+                (Some(_), Some(_)) => self.err(
+                    format!("{p}.pkt_rate"),
+                    f.pkt_rate.unwrap_or(0.0),
+                    "rate and pkt_rate are mutually exclusive; give one",
+                ),
+                (None, None) => self.err(
+                    format!("{p}.rate"),
+                    "",
+                    "one of rate or pkt_rate is required for type = \"poisson\"",
+                ),
+                (None, Some(x)) if !(x.is_finite() && x > 0.0) => self.err(
+                    format!("{p}.pkt_rate"),
+                    x,
+                    "must be a finite number > 0 (packets per second)",
+                ),
+                _ => {}
+            },
+            FlowKind::Onoff => {
+                required(self, "rate", f.rate.is_some());
+                required(self, "on_time", f.on_time.is_some());
+                required(self, "off_time", f.off_time.is_some());
+                for (field, d) in [("on_time", f.on_time), ("off_time", f.off_time)] {
+                    if d == Some(Duration(0)) {
+                        self.err(
+                            format!("{p}.{field}"),
+                            "\"0ns\"",
+                            "must be > 0 (a mean duration)",
+                        );
+                    }
+                }
+                match (f.period_dist.unwrap_or(PeriodDist::Exponential), f.shape) {
+                    (PeriodDist::Pareto, None) => self.err(
+                        format!("{p}.shape"),
+                        "",
+                        "required when period_dist = \"pareto\"",
+                    ),
+                    (PeriodDist::Pareto, Some(a)) if !(a.is_finite() && a > 1.0) => self.err(
+                        format!("{p}.shape"),
+                        a,
+                        "must be a finite number > 1 (the Pareto mean is infinite otherwise)",
+                    ),
+                    (PeriodDist::Exponential, Some(_)) => self.err(
+                        format!("{p}.shape"),
+                        "",
+                        "only used with period_dist = \"pareto\"",
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn queue(&mut self, p: &str, q: &QueueSpec) {
+        match (q.limit_pkts, q.limit_bytes) {
+            (Some(_), Some(_)) => self.err(
+                format!("{p}.limit_bytes"),
+                "",
+                "limit_pkts and limit_bytes are mutually exclusive; give one",
+            ),
+            (None, None) => self.err(
+                format!("{p}.limit_pkts"),
+                "",
+                "one of limit_pkts or limit_bytes is required",
+            ),
+            (Some(0), None) => self.err(format!("{p}.limit_pkts"), 0, "must be at least 1"),
+            (None, Some(b)) if b.0 == 0 => {
+                self.err(format!("{p}.limit_bytes"), 0, "must be at least 1")
+            }
+            _ => {}
+        }
+        match q.aqm {
+            AqmSpec::Droptail => {}
+        }
+    }
+
+    fn node_ref(&mut self, path: &str, name: &str, index: &BTreeMap<&str, usize>) -> Option<usize> {
+        let r = index.get(name).copied();
+        if r.is_none() {
+            self.err(path, format!("\"{name}\""), "no node has this name");
+        }
+        r
+    }
+
+    fn host_ref(
+        &mut self,
+        path: &str,
+        name: &str,
+        index: &BTreeMap<&str, usize>,
+        s: &Scenario,
+    ) -> Option<usize> {
+        let i = self.node_ref(path, name, index)?;
+        if s.nodes[i].kind != NodeKind::Host {
+            self.err(
+                path,
+                format!("\"{name}\""),
+                "must be a host (traffic starts and ends at hosts)",
+            );
+            return None;
+        }
+        Some(i)
+    }
+}

@@ -1,0 +1,660 @@
+//! The simulator: builds the network of a validated scenario and runs its events.
+//!
+//! Per packet and hop there are at most two events: `TxEnd` (only when another packet waits
+//! behind it) and `Arrive` at the far end, scheduled when transmission starts, merging
+//! serialisation and propagation. Events at the same nanosecond run in scheduling order.
+
+use crate::aqm::{AnyAqm, Aqm, DropTail, Reason, NUM_REASONS};
+use crate::event::{Event, EventQueue, TimerOwner, Timers};
+use crate::link::{Channel, Loss};
+use crate::packet::{Ecn, Packet, PacketArena};
+use crate::queue::{Admission, Limit, OutputQueue};
+use crate::record::LogHistogram;
+use crate::rng::Rng;
+use crate::routing::{Routes, NO_ROUTE};
+use crate::scenario::{AqmSpec, FlowKind, QueueSpec, Scenario, ScenarioErrors};
+use crate::traffic::Source;
+use crate::units::{secs, tx_time, Time};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("{0}")]
+    Scenario(#[from] ScenarioErrors),
+    /// A conservation identity failed at the end of the run: a bug, never a user error.
+    #[error("conservation check failed: {0}")]
+    Conservation(String),
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowCounters {
+    sent_pkts: u64,
+    sent_bytes: u64,
+    recv_pkts: u64,
+    recv_bytes: u64,
+    dropped_pkts: u64,
+    lost_pkts: u64,
+    delay_sum_ns: u128,
+}
+
+impl FlowCounters {
+    fn minus(&self, o: &Self) -> Self {
+        FlowCounters {
+            sent_pkts: self.sent_pkts - o.sent_pkts,
+            sent_bytes: self.sent_bytes - o.sent_bytes,
+            recv_pkts: self.recv_pkts - o.recv_pkts,
+            recv_bytes: self.recv_bytes - o.recv_bytes,
+            dropped_pkts: self.dropped_pkts - o.dropped_pkts,
+            lost_pkts: self.lost_pkts - o.lost_pkts,
+            delay_sum_ns: self.delay_sum_ns - o.delay_sum_ns,
+        }
+    }
+}
+
+#[derive(Default)]
+struct FlowState {
+    c: FlowCounters,
+    at_warmup: FlowCounters,
+    delay_max_ns: u64,
+}
+
+/// Per-queue summary over the measurement window (after warm-up).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSummary {
+    pub name: String,
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub aqm: String,
+    pub arrivals: u64,
+    pub enqueued: u64,
+    pub dequeued: u64,
+    /// Drops by reason, in `Reason::ALL` order.
+    pub dropped: [u64; NUM_REASONS],
+    pub marked: [u64; NUM_REASONS],
+    pub lost_on_link: u64,
+    pub mean_queue_pkts: f64,
+    pub var_queue_pkts: f64,
+    pub mean_queue_bytes: f64,
+    pub var_queue_bytes: f64,
+    pub max_queue_pkts: u32,
+    pub max_queue_bytes: u64,
+    pub utilization: f64,
+    pub throughput_bps: f64,
+    pub mean_sojourn_s: f64,
+    pub p50_sojourn_s: f64,
+    pub p90_sojourn_s: f64,
+    pub p99_sojourn_s: f64,
+    pub max_sojourn_s: f64,
+    /// Fraction of time with exactly n packets waiting, n = 0, 1, ...
+    pub distribution: Vec<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSummary {
+    pub name: String,
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub received_pkts: u64,
+    pub received_bytes: u64,
+    pub dropped_pkts: u64,
+    pub lost_pkts: u64,
+    pub goodput_bps: f64,
+    pub loss_rate: f64,
+    pub mean_delay_s: f64,
+    pub max_delay_s: f64,
+}
+
+/// One sampled column of a queue's time series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub queue: String,
+    pub metric: String,
+    pub values: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimeSeries {
+    pub time_s: Vec<f64>,
+    pub series: Vec<Series>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResults {
+    pub queues: Vec<QueueSummary>,
+    pub flows: Vec<FlowSummary>,
+    pub timeseries: TimeSeries,
+    /// Events processed (stale timer entries excluded).
+    pub events: u64,
+    /// Packets created by all sources.
+    pub packets: u64,
+    pub measured_s: f64,
+}
+
+pub struct Simulator<'a> {
+    scenario: &'a Scenario,
+    now: Time,
+    end: Time,
+    warmup: Time,
+    events: EventQueue,
+    timers: Timers,
+    packets: PacketArena,
+    routes: Routes,
+    channels: Vec<Channel>,
+    sources: Vec<Source>,
+    flows: Vec<FlowState>,
+    scratch: Vec<u32>,
+    ts: TimeSeries,
+    /// Index into `ts.series` of each channel's first column.
+    ts_base: Vec<usize>,
+    metric_buf: Vec<f64>,
+    processed: u64,
+}
+
+fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
+    let limit = match (q.limit_pkts, q.limit_bytes) {
+        (Some(p), _) => Limit::Packets(p),
+        (None, Some(b)) => Limit::Bytes(b.0),
+        (None, None) => unreachable!("validated: a queue has a limit"),
+    };
+    let aqm = match q.aqm {
+        AqmSpec::Droptail => AnyAqm::DropTail(DropTail),
+    };
+    OutputQueue::new(limit, bps, aqm, rng)
+}
+
+fn aqm_name(q: &QueueSpec) -> &'static str {
+    match q.aqm {
+        AqmSpec::Droptail => "droptail",
+    }
+}
+
+impl<'a> Simulator<'a> {
+    /// Builds the network. The scenario must have passed `validate`.
+    pub fn new(s: &'a Scenario) -> Simulator<'a> {
+        let seed = s.simulation.seed;
+        let run = s.simulation.run;
+        let mut channels = Vec::with_capacity(2 * s.links.len());
+        for (i, l) in s.links.iter().enumerate() {
+            let a = s.node_index(&l.a).expect("validated") as u32;
+            let b = s.node_index(&l.b).expect("validated") as u32;
+            let lname = link_name(s, i);
+            for (from, to, dir, q) in [
+                (a, b, "ab", &l.queue),
+                (b, a, "ba", l.reverse_queue.as_ref().unwrap_or(&l.queue)),
+            ] {
+                let base = format!("links/{lname}/{dir}");
+                channels.push(Channel {
+                    link: i as u32,
+                    from,
+                    to,
+                    bps: l.bandwidth.0,
+                    delay: l.delay.0,
+                    loss: Loss::new(
+                        l.loss.as_ref(),
+                        Rng::for_component(seed, run, &format!("{base}/loss")),
+                    ),
+                    queue: build_queue(
+                        q,
+                        l.bandwidth.0,
+                        Rng::for_component(seed, run, &format!("{base}/aqm")),
+                    ),
+                    busy_until: 0,
+                    txend_pending: false,
+                    active: false,
+                    lost: 0,
+                    lost_at_warmup: 0,
+                });
+            }
+        }
+        let end = s.simulation.duration.0;
+        let sources = s
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let src = s.node_index(&f.src).expect("validated") as u32;
+                let dst = s.node_index(&f.dst).expect("validated") as u32;
+                let stop = f.stop.map(|d| d.0.min(end)).unwrap_or(end);
+                let rng = Rng::for_component(seed, run, &format!("flows/{}", f.name));
+                Source::new(f, i as u32, src, dst, stop, rng)
+            })
+            .collect();
+        let mut ts = TimeSeries::default();
+        let mut ts_base = vec![];
+        for ch in &channels {
+            ts_base.push(ts.series.len());
+            let qn = queue_name(s, ch);
+            let mut push = |m: &str| {
+                ts.series.push(Series {
+                    queue: qn.clone(),
+                    metric: m.into(),
+                    values: vec![],
+                })
+            };
+            push("qlen_pkts");
+            push("qlen_bytes");
+            for m in ch.queue.aqm.metric_names() {
+                push(m);
+            }
+        }
+        Simulator {
+            scenario: s,
+            now: 0,
+            end,
+            warmup: s.simulation.warmup.0,
+            events: EventQueue::new(),
+            timers: Timers::default(),
+            packets: PacketArena::default(),
+            routes: Routes::build(s),
+            channels,
+            sources,
+            flows: (0..s.flows.len()).map(|_| FlowState::default()).collect(),
+            scratch: vec![],
+            ts,
+            ts_base,
+            metric_buf: vec![],
+            processed: 0,
+        }
+    }
+
+    /// Runs to the end and returns the results, after checking conservation.
+    pub fn run(mut self) -> Result<RunResults, SimError> {
+        for i in 0..self.sources.len() {
+            let t = self.sources[i].first();
+            if t < self.sources[i].stop {
+                self.events.schedule(t, Event::Send { source: i as u32 });
+            }
+        }
+        for c in 0..self.channels.len() {
+            if let Some(t) = self.channels[c].queue.aqm.first_timer(0) {
+                self.timers
+                    .arm(&mut self.events, t, TimerOwner::Aqm(c as u32));
+            }
+        }
+        if self.warmup > 0 {
+            self.events.schedule(self.warmup, Event::WarmupEnd);
+        } else {
+            self.restart_measurement();
+        }
+        self.events.schedule(0, Event::Sample);
+
+        while let Some((t, ev)) = self.events.pop() {
+            if t >= self.end {
+                // Keep it for the in-flight census at the end.
+                self.events.schedule(t, ev);
+                break;
+            }
+            self.now = t;
+            self.processed += 1;
+            match ev {
+                Event::Send { source } => self.on_send(source as usize),
+                Event::TxEnd { channel } => {
+                    self.channels[channel as usize].txend_pending = false;
+                    self.start_tx(channel as usize);
+                }
+                Event::Arrive { node, packet } => self.forward(node as usize, packet),
+                Event::Timer { slot, generation } => match self.timers.fire(slot, generation) {
+                    Some(TimerOwner::Aqm(c)) => {
+                        let q = &mut self.channels[c as usize].queue;
+                        let view = q.view();
+                        if let Some(next) = q.aqm.on_timer(&view, t) {
+                            self.timers.arm(&mut self.events, next, TimerOwner::Aqm(c));
+                        }
+                    }
+                    None => self.processed -= 1,
+                },
+                Event::Sample => self.on_sample(),
+                Event::WarmupEnd => self.restart_measurement(),
+            }
+        }
+        self.now = self.end;
+        self.finish()
+    }
+
+    #[inline]
+    fn on_send(&mut self, i: usize) {
+        let now = self.now;
+        let src = &mut self.sources[i];
+        let size = src.packet_size();
+        let (flow, from, dst, ecn) = (src.flow, src.src, src.dst, src.ecn);
+        let seq = self.flows[flow as usize].c.sent_pkts;
+        let pkt = self.packets.alloc(Packet {
+            flow,
+            src: from,
+            dst,
+            size,
+            ecn: if ecn { Ecn::Ect0 } else { Ecn::NotEct },
+            created: now,
+            seq,
+            ..Default::default()
+        });
+        let f = &mut self.flows[flow as usize].c;
+        f.sent_pkts += 1;
+        f.sent_bytes += size as u64;
+        if let Some(t) = self.sources[i].next(now) {
+            self.events.schedule(t, Event::Send { source: i as u32 });
+        }
+        self.forward(from as usize, pkt);
+    }
+
+    #[inline]
+    fn forward(&mut self, node: usize, pkt: u32) {
+        let dst = self.packets.get(pkt).dst as usize;
+        if dst == node {
+            return self.deliver(pkt);
+        }
+        let ch = self.routes.next_channel(node, dst);
+        debug_assert_ne!(ch, NO_ROUTE, "validated scenarios route every flow");
+        self.channel_arrive(ch as usize, pkt);
+    }
+
+    #[inline]
+    fn deliver(&mut self, pkt: u32) {
+        let p = *self.packets.get(pkt);
+        let delay = self.now - p.created;
+        let f = &mut self.flows[p.flow as usize];
+        f.c.recv_pkts += 1;
+        f.c.recv_bytes += p.size as u64;
+        f.c.delay_sum_ns += delay as u128;
+        f.delay_max_ns = f.delay_max_ns.max(delay);
+        self.packets.free(pkt);
+    }
+
+    #[inline]
+    fn drop_packet(&mut self, pkt: u32) {
+        let flow = self.packets.get(pkt).flow;
+        self.flows[flow as usize].c.dropped_pkts += 1;
+        self.packets.free(pkt);
+    }
+
+    #[inline]
+    fn channel_arrive(&mut self, c: usize, pkt: u32) {
+        let now = self.now;
+        let ch = &mut self.channels[c];
+        let idle = !ch.txend_pending && now >= ch.busy_until;
+        if idle && ch.active {
+            // The link went idle when its last packet finished, not now.
+            ch.queue.aqm.on_idle(ch.busy_until);
+            ch.active = false;
+        }
+        match ch.queue.arrive(pkt, &mut self.packets, now) {
+            Admission::Dropped(_) => self.drop_packet(pkt),
+            Admission::Enqueued => {
+                if idle {
+                    self.start_tx(c);
+                } else if !ch.txend_pending {
+                    ch.txend_pending = true;
+                    let at = ch.busy_until;
+                    self.events.schedule(at, Event::TxEnd { channel: c as u32 });
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn start_tx(&mut self, c: usize) {
+        let now = self.now;
+        let ch = &mut self.channels[c];
+        let next = ch.queue.dequeue(&mut self.packets, now, &mut self.scratch);
+        while let Some(d) = self.scratch.pop() {
+            let flow = self.packets.get(d).flow;
+            self.flows[flow as usize].c.dropped_pkts += 1;
+            self.packets.free(d);
+        }
+        let Some(pkt) = next else { return };
+        let tx = tx_time(self.packets.get(pkt).size, ch.bps);
+        ch.busy_until = now + tx;
+        ch.active = true;
+        // Utilisation counts only transmission time inside [warm-up, end).
+        let lo = now.max(self.warmup);
+        let hi = ch.busy_until.min(self.end);
+        if hi > lo {
+            ch.queue.busy_ns += hi - lo;
+        }
+        if ch.loss.lose() {
+            ch.lost += 1;
+            let flow = self.packets.get(pkt).flow;
+            self.flows[flow as usize].c.lost_pkts += 1;
+            self.packets.free(pkt);
+        } else {
+            let to = ch.to;
+            self.events.schedule(
+                ch.busy_until + ch.delay,
+                Event::Arrive {
+                    node: to,
+                    packet: pkt,
+                },
+            );
+        }
+        let ch = &mut self.channels[c];
+        if !ch.queue.is_empty() {
+            ch.txend_pending = true;
+            self.events
+                .schedule(ch.busy_until, Event::TxEnd { channel: c as u32 });
+        }
+    }
+
+    fn restart_measurement(&mut self) {
+        let now = self.now;
+        for ch in &mut self.channels {
+            ch.queue.restart_measurement(now);
+            ch.queue.busy_ns = 0;
+            // A transmission straddling the warm-up counts from the warm-up on.
+            if ch.busy_until > now {
+                ch.queue.busy_ns = ch.busy_until.min(self.end) - now;
+            }
+            ch.lost_at_warmup = ch.lost;
+        }
+        for f in &mut self.flows {
+            f.at_warmup = f.c;
+            f.delay_max_ns = 0;
+        }
+    }
+
+    fn on_sample(&mut self) {
+        let now = self.now;
+        self.ts.time_s.push(secs(now));
+        for (c, ch) in self.channels.iter().enumerate() {
+            let base = self.ts_base[c];
+            let q = &ch.queue;
+            self.ts.series[base].values.push(q.len_pkts() as f64);
+            self.ts.series[base + 1].values.push(q.len_bytes() as f64);
+            let names = q.aqm.metric_names();
+            if !names.is_empty() {
+                self.metric_buf.clear();
+                self.metric_buf.resize(names.len(), f64::NAN);
+                q.aqm.metrics(&q.view(), now, &mut self.metric_buf);
+                for (k, v) in self.metric_buf.iter().enumerate() {
+                    self.ts.series[base + 2 + k].values.push(*v);
+                }
+            }
+        }
+        let next = now + self.scenario.sample_interval();
+        if next < self.end {
+            self.events.schedule(next, Event::Sample);
+        }
+    }
+
+    fn check_conservation(&self) -> Result<(), SimError> {
+        let fail = |m: String| Err(SimError::Conservation(m));
+        for ch in &self.channels {
+            if let Err(e) = ch.queue.check_conservation() {
+                return fail(format!("queue {}: {e}", queue_name(self.scenario, ch)));
+            }
+        }
+        // Every live packet is either waiting in a queue or on a wire (a pending Arrive).
+        let mut in_flight = vec![0u64; self.flows.len()];
+        for p in self.packets.live() {
+            in_flight[p.flow as usize] += 1;
+        }
+        let live: u64 = in_flight.iter().sum();
+        let waiting: u64 = self
+            .channels
+            .iter()
+            .map(|c| c.queue.len_pkts() as u64)
+            .sum();
+        let on_wire = self.events.count(|e| matches!(e, Event::Arrive { .. })) as u64;
+        if live != waiting + on_wire {
+            return fail(format!(
+                "{live} live packets != {waiting} waiting + {on_wire} on the wire"
+            ));
+        }
+        let mut sent = 0;
+        for (i, f) in self.flows.iter().enumerate() {
+            let c = &f.c;
+            sent += c.sent_pkts;
+            let rhs = c.recv_pkts + c.dropped_pkts + c.lost_pkts + in_flight[i];
+            if c.sent_pkts != rhs {
+                return fail(format!(
+                    "flow {}: sent {} != received {} + dropped {} + lost {} + in flight {}",
+                    self.scenario.flows[i].name,
+                    c.sent_pkts,
+                    c.recv_pkts,
+                    c.dropped_pkts,
+                    c.lost_pkts,
+                    in_flight[i]
+                ));
+            }
+        }
+        if sent != self.packets.created() {
+            return fail(format!(
+                "flows sent {sent} packets but {} were created",
+                self.packets.created()
+            ));
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<RunResults, SimError> {
+        let end = self.end;
+        for ch in &mut self.channels {
+            ch.queue.finish(end);
+        }
+        self.check_conservation()?;
+        let s = self.scenario;
+        let t = secs(end - self.warmup);
+        let queues = self
+            .channels
+            .iter()
+            .map(|ch| {
+                let q = &ch.queue;
+                let c = q.counters.minus(&q.at_warmup);
+                let lw = &q.level;
+                let so: &LogHistogram = &q.sojourn;
+                let l = &s.links[ch.link as usize];
+                let qspec = if ch.from as usize == s.node_index(&l.a).unwrap_or(0) {
+                    &l.queue
+                } else {
+                    l.reverse_queue.as_ref().unwrap_or(&l.queue)
+                };
+                QueueSummary {
+                    name: queue_name(s, ch),
+                    link: link_name(s, ch.link as usize),
+                    from: s.nodes[ch.from as usize].name.clone(),
+                    to: s.nodes[ch.to as usize].name.clone(),
+                    aqm: aqm_name(qspec).to_string(),
+                    arrivals: c.arrivals,
+                    enqueued: c.enqueued,
+                    dequeued: c.dequeued,
+                    dropped: c.dropped,
+                    marked: c.marked,
+                    lost_on_link: ch.lost - ch.lost_at_warmup,
+                    mean_queue_pkts: lw.mean_pkts(),
+                    var_queue_pkts: lw.var_pkts(),
+                    mean_queue_bytes: lw.mean_bytes(),
+                    var_queue_bytes: lw.var_bytes(),
+                    max_queue_pkts: lw.max_pkts,
+                    max_queue_bytes: lw.max_bytes,
+                    utilization: q.busy_ns as f64 / (end - self.warmup) as f64,
+                    throughput_bps: c.dequeued_bytes as f64 * 8.0 / t,
+                    mean_sojourn_s: so.mean() / 1e9,
+                    p50_sojourn_s: so.quantile(0.5) / 1e9,
+                    p90_sojourn_s: so.quantile(0.9) / 1e9,
+                    p99_sojourn_s: so.quantile(0.99) / 1e9,
+                    max_sojourn_s: if so.n == 0 {
+                        f64::NAN
+                    } else {
+                        so.max as f64 / 1e9
+                    },
+                    distribution: lw.distribution(),
+                }
+            })
+            .collect();
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let spec = &s.flows[i];
+                let c = f.c.minus(&f.at_warmup);
+                FlowSummary {
+                    name: spec.name.clone(),
+                    kind: match spec.kind {
+                        FlowKind::Cbr => "cbr",
+                        FlowKind::Poisson => "poisson",
+                        FlowKind::Onoff => "onoff",
+                    }
+                    .into(),
+                    src: spec.src.clone(),
+                    dst: spec.dst.clone(),
+                    sent_pkts: c.sent_pkts,
+                    sent_bytes: c.sent_bytes,
+                    received_pkts: c.recv_pkts,
+                    received_bytes: c.recv_bytes,
+                    dropped_pkts: c.dropped_pkts,
+                    lost_pkts: c.lost_pkts,
+                    goodput_bps: c.recv_bytes as f64 * 8.0 / t,
+                    loss_rate: if c.sent_pkts == 0 {
+                        f64::NAN
+                    } else {
+                        (c.dropped_pkts + c.lost_pkts) as f64 / c.sent_pkts as f64
+                    },
+                    mean_delay_s: if c.recv_pkts == 0 {
+                        f64::NAN
+                    } else {
+                        c.delay_sum_ns as f64 / c.recv_pkts as f64 / 1e9
+                    },
+                    max_delay_s: if c.recv_pkts == 0 {
+                        f64::NAN
+                    } else {
+                        f.delay_max_ns as f64 / 1e9
+                    },
+                }
+            })
+            .collect();
+        Ok(RunResults {
+            queues,
+            flows,
+            timeseries: self.ts,
+            events: self.processed,
+            packets: self.packets.created(),
+            measured_s: t,
+        })
+    }
+}
+
+pub fn link_name(s: &Scenario, i: usize) -> String {
+    let l = &s.links[i];
+    l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b))
+}
+
+fn queue_name(s: &Scenario, ch: &Channel) -> String {
+    format!(
+        "{}->{}",
+        s.nodes[ch.from as usize].name, s.nodes[ch.to as usize].name
+    )
+}
+
+/// Validates and runs a scenario.
+pub fn run(s: &Scenario) -> Result<RunResults, SimError> {
+    s.validate()?;
+    Simulator::new(s).run()
+}
+
+/// Reason names in the order of `QueueSummary::dropped` and `marked`.
+pub fn reason_names() -> [&'static str; NUM_REASONS] {
+    Reason::ALL.map(|r| r.name())
+}

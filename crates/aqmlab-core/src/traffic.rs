@@ -1,0 +1,174 @@
+//! Open-loop UDP sources: constant bit rate, Poisson, and on/off (exponential or Pareto).
+//!
+//! Each source owns its random stream (`flows/<name>`), so its packet times and sizes depend
+//! only on (seed, run, its name): adding another flow never changes them. Sources decide
+//! *when* and *how big*; the simulator turns that into packets.
+
+use crate::rng::Rng;
+use crate::scenario::{FlowKind, FlowSpec, PeriodDist, SizeDist};
+use crate::units::{Time, NS_PER_SEC};
+
+pub enum Pattern {
+    /// Packet k leaves at start + ⌊k · size·8·10⁹ / rate⌋ ns: no drift from rounding.
+    Cbr { bits_ns: u128, bps: u128, k: u64 },
+    /// Exponential gaps of mean `mean_gap_ns`, each rounded to the nearest nanosecond.
+    Poisson { mean_gap_ns: f64, exp_sizes: bool },
+    /// CBR at `bps` during on periods, silent during off periods; period lengths are drawn
+    /// from `dist` with the given means. A packet is sent only if it starts inside an on
+    /// period; every on period sends at least its first packet (as ns-2's on/off sources).
+    OnOff {
+        bits_ns: u128,
+        bps: u128,
+        on_mean: f64,
+        off_mean: f64,
+        dist: PeriodDist,
+        shape: f64,
+        on_start: Time,
+        on_end: Time,
+        k: u64,
+    },
+}
+
+pub struct Source {
+    pub flow: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u32,
+    pub ecn: bool,
+    pub start: Time,
+    pub stop: Time,
+    pub pattern: Pattern,
+    pub rng: Rng,
+}
+
+impl Source {
+    pub fn new(f: &FlowSpec, flow: u32, src: u32, dst: u32, stop: Time, rng: Rng) -> Source {
+        let size = f.packet_size.0 as u32;
+        let bits_ns = size as u128 * 8 * NS_PER_SEC as u128;
+        let bps = f.rate.map(|r| r.0 as u128).unwrap_or(1);
+        let pattern = match f.kind {
+            FlowKind::Cbr => Pattern::Cbr { bits_ns, bps, k: 0 },
+            FlowKind::Poisson => {
+                let pps = match (f.rate, f.pkt_rate) {
+                    (_, Some(x)) => x,
+                    (Some(r), None) => r.0 as f64 / (8.0 * size as f64),
+                    (None, None) => unreachable!("validated: poisson needs rate or pkt_rate"),
+                };
+                Pattern::Poisson {
+                    mean_gap_ns: NS_PER_SEC as f64 / pps,
+                    exp_sizes: f.size_dist == Some(SizeDist::Exponential),
+                }
+            }
+            FlowKind::Onoff => Pattern::OnOff {
+                bits_ns,
+                bps,
+                on_mean: f.on_time.map(|d| d.0 as f64).unwrap_or(1.0),
+                off_mean: f.off_time.map(|d| d.0 as f64).unwrap_or(1.0),
+                dist: f.period_dist.unwrap_or(PeriodDist::Exponential),
+                shape: f.shape.unwrap_or(0.0),
+                on_start: 0,
+                on_end: 0,
+                k: 0,
+            },
+        };
+        Source {
+            flow,
+            src,
+            dst,
+            size,
+            ecn: f.ecn,
+            start: f.start.0,
+            stop,
+            pattern,
+            rng,
+        }
+    }
+
+    /// Time of the first packet.
+    pub fn first(&mut self) -> Time {
+        let start = self.start;
+        match &mut self.pattern {
+            Pattern::Cbr { .. } => start,
+            Pattern::Poisson { mean_gap_ns, .. } => {
+                let g = *mean_gap_ns;
+                start + round_ns(self.rng.exponential(g))
+            }
+            Pattern::OnOff {
+                on_mean,
+                dist,
+                shape,
+                on_start,
+                on_end,
+                ..
+            } => {
+                *on_start = start;
+                *on_end = start + period(&mut self.rng, *on_mean, *dist, *shape).max(1);
+                start
+            }
+        }
+    }
+
+    /// Size of the packet about to be sent.
+    #[inline]
+    pub fn packet_size(&mut self) -> u32 {
+        match self.pattern {
+            Pattern::Poisson {
+                exp_sizes: true, ..
+            } => {
+                let x = libm::round(self.rng.exponential(self.size as f64));
+                (x as u32).clamp(1, 65_535)
+            }
+            _ => self.size,
+        }
+    }
+
+    /// Time of the packet after the one sent at `now`, or None past `stop`.
+    #[inline]
+    pub fn next(&mut self, now: Time) -> Option<Time> {
+        let t = match &mut self.pattern {
+            Pattern::Cbr { bits_ns, bps, k } => {
+                *k += 1;
+                self.start + (*k as u128 * *bits_ns / *bps) as Time
+            }
+            Pattern::Poisson { mean_gap_ns, .. } => {
+                now + round_ns(self.rng.exponential(*mean_gap_ns))
+            }
+            Pattern::OnOff {
+                bits_ns,
+                bps,
+                on_mean,
+                off_mean,
+                dist,
+                shape,
+                on_start,
+                on_end,
+                k,
+            } => {
+                *k += 1;
+                let t = *on_start + (*k as u128 * *bits_ns / *bps) as Time;
+                if t < *on_end {
+                    t
+                } else {
+                    let off = period(&mut self.rng, *off_mean, *dist, *shape);
+                    *on_start = *on_end + off;
+                    *on_end = *on_start + period(&mut self.rng, *on_mean, *dist, *shape).max(1);
+                    *k = 0;
+                    *on_start
+                }
+            }
+        };
+        (t < self.stop).then_some(t)
+    }
+}
+
+#[inline]
+fn round_ns(x: f64) -> Time {
+    libm::round(x) as Time
+}
+
+fn period(rng: &mut Rng, mean: f64, dist: PeriodDist, shape: f64) -> Time {
+    round_ns(match dist {
+        PeriodDist::Exponential => rng.exponential(mean),
+        PeriodDist::Pareto => rng.pareto(mean, shape),
+    })
+}

@@ -1,0 +1,60 @@
+# aqmlab: every command the README and CI use lives here.
+# A fresh machine needs only python3 (3.11+) and a Rust toolchain: `make` creates the
+# virtual environment .venv, installs the pinned Python packages and builds the engine.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.deps-$(shell cksum requirements-dev.txt | cut -d' ' -f1)
+OUT    ?= results/example
+
+.PHONY: all run test test-rust test-python test-slow bench lint fmt develop clean
+
+all: develop
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	rm -f $(VENV)/.deps-*
+	touch $@
+
+# Builds the Rust extension in release mode into the virtual environment.
+develop: $(STAMP)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH \
+		$(BIN)/maturin develop --release --quiet
+
+# The main job: the built-in example network, results and a plot in $(OUT).
+run: develop
+	$(BIN)/aqmlab run scenarios/example.toml --out $(OUT)
+
+# Every test: Rust (release: the statistical validation cases need the speed) and Python.
+test: test-rust test-python
+
+test-rust:
+	cargo test --release -p aqmlab-core
+
+test-python: develop
+	$(BIN)/python -m pytest -q
+
+test-slow: develop
+	$(BIN)/python -m pytest -q -m slow
+
+bench:
+	cargo run --release -p aqmlab-core --example engine_bench
+
+lint: $(STAMP)
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests
+	$(BIN)/ruff format --check python tests
+
+fmt: $(STAMP)
+	cargo fmt --all
+	$(BIN)/ruff format python tests
+	$(BIN)/ruff check --fix python tests
+
+clean:
+	rm -rf target $(VENV) results

@@ -1,0 +1,19 @@
+"""Type stub of the Rust extension module (crates/aqmlab-py)."""
+
+from typing import Any
+
+ENGINE_VERSION: str
+SCHEMA_VERSION: int
+
+class ScenarioError(ValueError):
+    path: str
+    value: str
+    message: str
+    errors: list[tuple[str, str, str]]
+
+class ConservationError(RuntimeError): ...
+class InternalError(RuntimeError): ...
+
+def canonical(text: str) -> str: ...
+def run(text: str) -> dict[str, Any]: ...
+def _panic_for_test() -> None: ...

@@ -1,0 +1,134 @@
+"""The ``aqmlab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from aqmlab import _core
+from aqmlab.scenario import example, to_toml
+
+EPILOG = """examples:
+  aqmlab example --out my.toml           write the built-in example scenario
+  aqmlab validate my.toml                check a scenario without running it
+  aqmlab run my.toml --out results/my    run it; writes summary.json, CSV, Parquet, PNG
+
+Scenario reference: docs/scenarios.md. Exit status: 0 ok, 2 invalid input, 3 engine error.
+"""
+
+
+def _fmt_rate(bps: float) -> str:
+    for unit, f in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
+        if bps >= f:
+            return f"{bps / f:.3f} {unit}"
+    return f"{bps:.0f} b/s"
+
+
+def _print_summary(res) -> None:
+    print(f"{res.events} events, {res.packets} packets, {res.measured_s:g} s measured")
+    print("queues with traffic:")
+    q = res.queues[res.queues["arrivals"] > 0]
+    for r in q.to_dict("records"):
+        drops = sum(r[f"dropped_{x}"] for x in res.reasons)
+        print(
+            f"  {r['name']:<16} util {r['utilization']:6.1%}  mean queue "
+            f"{r['mean_queue_pkts']:7.2f} pkts  drops {drops:>7} / {r['arrivals']} arrivals  "
+            f"sojourn {r['mean_sojourn_s'] * 1e3:8.3f} ms"
+        )
+    print("flows:")
+    for r in res.flows.to_dict("records"):
+        print(
+            f"  {r['name']:<16} goodput {_fmt_rate(r['goodput_bps']):>14}  "
+            f"loss {r['loss_rate']:7.3%}  delay {r['mean_delay_s'] * 1e3:8.3f} ms"
+        )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from aqmlab.runner import run
+    from aqmlab.scenario import load
+
+    sc = load(args.file)
+    if args.seed is not None:
+        sc.setdefault("simulation", {})["seed"] = args.seed
+    if args.run is not None:
+        sc.setdefault("simulation", {})["run"] = args.run
+    res = run(sc)  # validates before anything is written
+    written = res.write(args.out, plot=not args.no_plot)
+    _print_summary(res)
+    print(f"wrote {len(written)} files to {args.out}/ (summary.json, tables, plot)")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from aqmlab.runner import canonical
+
+    c = canonical(args.file)
+    print(
+        f"{args.file}: valid ({len(c.get('nodes', []))} nodes, {len(c.get('links', []))} "
+        f"links, {len(c.get('flows', []))} flows)"
+    )
+    if args.canonical:
+        print(_core.canonical(Path(args.file).read_text("utf-8")), end="")
+    return 0
+
+
+def cmd_example(args: argparse.Namespace) -> int:
+    text = to_toml(example())
+    if args.out:
+        Path(args.out).write_text(text, "utf-8")
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="aqmlab",
+        description="Packet-level simulator for Active Queue Management research.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"aqmlab {_core.ENGINE_VERSION}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    r = sub.add_parser("run", help="run a scenario file and write its results")
+    r.add_argument("file", help="scenario TOML file")
+    r.add_argument("--out", required=True, help="output directory (created if missing)")
+    r.add_argument("--seed", type=int, help="override simulation.seed")
+    r.add_argument("--run", type=int, help="override simulation.run (replication index)")
+    r.add_argument("--no-plot", action="store_true", help="skip queue_length.png")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario file without running it")
+    v.add_argument("file", help="scenario TOML file")
+    v.add_argument("--canonical", action="store_true", help="print the canonical form")
+    v.set_defaults(func=cmd_validate)
+
+    e = sub.add_parser("example", help="print (or write) the built-in example scenario")
+    e.add_argument("--out", help="write to this file instead of standard output")
+    e.set_defaults(func=cmd_example)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except _core.ScenarioError as e:
+        print(f"error: invalid scenario {getattr(args, 'file', '')}:\n{e}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:  # TOML syntax errors from tomllib
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (_core.ConservationError, _core.InternalError) as e:
+        print(f"engine error ({type(e).__name__}): {e}", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

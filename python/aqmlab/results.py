@@ -1,0 +1,164 @@
+"""Results of one run as pandas DataFrames, a JSON summary, and files on disk."""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+SUMMARY_QUEUE_FIELDS = (
+    "name",
+    "link",
+    "from",
+    "to",
+    "aqm",
+    "arrivals",
+    "enqueued",
+    "dequeued",
+    "lost_on_link",
+    "mean_queue_pkts",
+    "var_queue_pkts",
+    "mean_queue_bytes",
+    "max_queue_pkts",
+    "utilization",
+    "throughput_bps",
+    "mean_sojourn_s",
+    "p99_sojourn_s",
+)
+SUMMARY_FLOW_FIELDS = (
+    "name",
+    "kind",
+    "src",
+    "dst",
+    "sent_pkts",
+    "received_pkts",
+    "dropped_pkts",
+    "lost_pkts",
+    "goodput_bps",
+    "loss_rate",
+    "mean_delay_s",
+)
+
+
+def _json_value(v: Any) -> Any:
+    """JSON has no NaN: undefined statistics (e.g. the delay of a flow that received
+    nothing) are written as null."""
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+class Results:
+    """One run's results.
+
+    Attributes:
+        queues: one row per output queue (link direction), statistics over the measurement
+            window (after warm-up): counters, drops and marks by reason, time-weighted mean and
+            variance of the queue in packets and bytes, utilisation, sojourn mean/percentiles.
+        flows: one row per flow: sent, received, dropped, lost, goodput, loss rate, delay.
+        timeseries: one row per (sample time, queue): queue length in packets and bytes and
+            each AQM's metrics.
+        queue_dist: fraction of time each queue held exactly ``n_pkts`` waiting packets.
+    """
+
+    def __init__(self, raw: dict[str, Any]):
+        self.raw = raw
+        self.reasons: list[str] = list(raw["reasons"])
+        self.queues = pd.DataFrame(raw["queues"])
+        self.flows = pd.DataFrame(raw["flows"])
+        self.queue_dist = pd.DataFrame(raw["queue_dist"])
+        self.timeseries = _timeseries_frame(raw["timeseries"])
+        self.events: int = raw["events"]
+        self.packets: int = raw["packets"]
+        self.measured_s: float = raw["measured_s"]
+        self.warmup_s: float = raw["warmup_s"]
+        self.engine_version: str = raw["engine_version"]
+        self.scenario_toml: str = raw["scenario"]
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The canonical scenario that ran."""
+        return tomllib.loads(self.scenario_toml)
+
+    def __repr__(self) -> str:
+        return (
+            f"<aqmlab.Results: {len(self.queues)} queues, {len(self.flows)} flows, "
+            f"{self.events} events, {self.measured_s:g} s measured>"
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary; identical bytes for identical scenario and seed."""
+        queues = []
+        for row in self.queues.to_dict("records"):
+            q = {k: _json_value(row[k]) for k in SUMMARY_QUEUE_FIELDS}
+            q["dropped"] = {r: _json_value(row[f"dropped_{r}"]) for r in self.reasons}
+            q["dropped_total"] = sum(q["dropped"].values())
+            marked = {r: _json_value(row[f"marked_{r}"]) for r in self.reasons}
+            q["marked"] = sum(marked.values())
+            q["marked_by_reason"] = marked
+            queues.append(q)
+        flows = [
+            {k: _json_value(row[k]) for k in SUMMARY_FLOW_FIELDS}
+            for row in self.flows.to_dict("records")
+        ]
+        sim = self.scenario["simulation"]
+        return {
+            "engine_version": self.engine_version,
+            "seed": sim["seed"],
+            "run": sim["run"],
+            "duration": sim["duration"],
+            "warmup": sim["warmup"],
+            "measured_s": self.measured_s,
+            "events": self.events,
+            "packets": self.packets,
+            "queues": queues,
+            "flows": flows,
+        }
+
+    def write(self, out: str | Path, *, plot: bool = True) -> list[Path]:
+        """Writes summary.json, scenario.toml, each table as CSV and Parquet, and (unless
+        ``plot`` is False) queue_length.png. Returns the paths written."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        p = out / "summary.json"
+        p.write_text(json.dumps(self.summary(), indent=2, sort_keys=True) + "\n", "utf-8")
+        written.append(p)
+        p = out / "scenario.toml"
+        p.write_text(self.scenario_toml, "utf-8")
+        written.append(p)
+        for name, df in (
+            ("queues", self.queues),
+            ("flows", self.flows),
+            ("timeseries", self.timeseries),
+            ("queue_dist", self.queue_dist),
+        ):
+            for ext in ("csv", "parquet"):
+                p = out / f"{name}.{ext}"
+                if ext == "csv":
+                    df.to_csv(p, index=False)
+                else:
+                    df.to_parquet(p, index=False)
+                written.append(p)
+        if plot:
+            from aqmlab.plot import plot_queue_length
+
+            written.append(plot_queue_length(self, out / "queue_length.png"))
+        return written
+
+
+def _timeseries_frame(ts: dict[str, Any]) -> pd.DataFrame:
+    t = ts["time_s"]
+    per_queue: dict[str, dict[str, list[float]]] = {}
+    for queue, metric, values in ts["series"]:
+        per_queue.setdefault(queue, {})[metric] = values
+    frames = [pd.DataFrame({"time_s": t, "queue": q, **cols}) for q, cols in per_queue.items()]
+    if not frames:
+        return pd.DataFrame({"time_s": [], "queue": [], "qlen_pkts": [], "qlen_bytes": []})
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,335 @@
+"""Scenario builders: plain dicts with exactly the schema of the TOML files.
+
+Every builder returns a dict; a scenario is a dict with ``schema_version``, ``simulation``,
+``nodes``, ``links`` and ``flows``. Quantities are strings with units (``"10Mbps"``,
+``"20ms"``, ``"1500B"``) as in the files; sizes may also be integers (bytes). Optional
+arguments left as ``None`` are omitted, so the engine's documented defaults apply and the
+canonical echo (:func:`aqmlab.canonical`) shows them. See docs/scenarios.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from aqmlab import _core
+
+SCHEMA_VERSION: int = _core.SCHEMA_VERSION
+
+Scenario = dict[str, Any]
+ScenarioLike = Mapping[str, Any] | str | os.PathLike[str]
+
+
+def _opt(d: dict[str, Any], **kw: Any) -> dict[str, Any]:
+    d.update({k: v for k, v in kw.items() if v is not None})
+    return d
+
+
+def scenario(
+    *,
+    duration: str,
+    nodes: Iterable[Mapping[str, Any]],
+    links: Iterable[Mapping[str, Any]],
+    flows: Iterable[Mapping[str, Any]] = (),
+    warmup: str | None = None,
+    seed: int | None = None,
+    run: int | None = None,
+    sample_interval: str | None = None,
+) -> Scenario:
+    """A whole scenario. ``run`` is the replication index (independent streams of ``seed``)."""
+    sim = _opt(
+        {"duration": duration}, warmup=warmup, seed=seed, run=run, sample_interval=sample_interval
+    )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "simulation": sim,
+        "nodes": [dict(n) for n in nodes],
+        "links": [dict(x) for x in links],
+        "flows": [dict(f) for f in flows],
+    }
+
+
+def host(name: str) -> dict[str, Any]:
+    return {"name": name, "type": "host"}
+
+
+def router(name: str) -> dict[str, Any]:
+    return {"name": name, "type": "router"}
+
+
+def droptail() -> dict[str, Any]:
+    return {"type": "droptail"}
+
+
+def queue(
+    *,
+    limit_pkts: int | None = None,
+    limit_bytes: int | str | None = None,
+    aqm: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An output queue: give exactly one of ``limit_pkts`` or ``limit_bytes`` (waiting
+    packets or bytes, excluding the packet on the wire); ``aqm`` defaults to DropTail."""
+    return _opt({}, limit_pkts=limit_pkts, limit_bytes=limit_bytes, aqm=dict(aqm) if aqm else None)
+
+
+def bernoulli(p: float) -> dict[str, Any]:
+    return {"type": "bernoulli", "p": p}
+
+
+def gilbert_elliott(
+    p_gb: float, p_bg: float, *, loss_good: float | None = None, loss_bad: float | None = None
+) -> dict[str, Any]:
+    return _opt(
+        {"type": "gilbert_elliott", "p_gb": p_gb, "p_bg": p_bg},
+        loss_good=loss_good,
+        loss_bad=loss_bad,
+    )
+
+
+def link(
+    a: str,
+    b: str,
+    *,
+    bandwidth: str,
+    delay: str,
+    queue: Mapping[str, Any],
+    loss: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    reverse_queue: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A full-duplex link; ``queue`` serves a→b and also b→a unless ``reverse_queue`` is given."""
+    d: dict[str, Any] = _opt({}, name=name)
+    d.update(a=a, b=b, bandwidth=bandwidth, delay=delay)
+    return _opt(
+        d,
+        loss=dict(loss) if loss else None,
+        queue=dict(queue),
+        reverse_queue=dict(reverse_queue) if reverse_queue else None,
+    )
+
+
+def _flow(kind: str, name: str, src: str, dst: str, packet_size: int | str, **kw: Any):
+    return _opt(
+        {"name": name, "type": kind, "src": src, "dst": dst, "packet_size": packet_size}, **kw
+    )
+
+
+def cbr(
+    name: str,
+    src: str,
+    dst: str,
+    *,
+    rate: str,
+    packet_size: int | str,
+    start: str | None = None,
+    stop: str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    return _flow("cbr", name, src, dst, packet_size, rate=rate, start=start, stop=stop, ecn=ecn)
+
+
+def poisson(
+    name: str,
+    src: str,
+    dst: str,
+    *,
+    packet_size: int | str,
+    rate: str | None = None,
+    pkt_rate: float | None = None,
+    size_dist: str | None = None,
+    start: str | None = None,
+    stop: str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    """Poisson arrivals at a mean bit ``rate`` or packet rate ``pkt_rate`` (give one);
+    ``size_dist`` is "fixed" (default) or "exponential" with mean ``packet_size``."""
+    return _flow(
+        "poisson",
+        name,
+        src,
+        dst,
+        packet_size,
+        rate=rate,
+        pkt_rate=pkt_rate,
+        size_dist=size_dist,
+        start=start,
+        stop=stop,
+        ecn=ecn,
+    )
+
+
+def onoff(
+    name: str,
+    src: str,
+    dst: str,
+    *,
+    rate: str,
+    packet_size: int | str,
+    on_time: str,
+    off_time: str,
+    period_dist: str | None = None,
+    shape: float | None = None,
+    start: str | None = None,
+    stop: str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    """CBR at ``rate`` during on periods; period lengths "exponential" (default) or "pareto"
+    (with ``shape`` > 1) with means ``on_time`` and ``off_time``."""
+    return _flow(
+        "onoff",
+        name,
+        src,
+        dst,
+        packet_size,
+        rate=rate,
+        on_time=on_time,
+        off_time=off_time,
+        period_dist=period_dist,
+        shape=shape,
+        start=start,
+        stop=stop,
+        ecn=ecn,
+    )
+
+
+def example(duration: str = "30s", warmup: str = "5s") -> Scenario:
+    """The built-in example network (scenarios/example.toml): a dumbbell of three UDP
+    sources (CBR, Poisson with exponential sizes, Pareto on/off) sharing a 10 Mb/s, 20 ms
+    bottleneck with a 50-packet DropTail queue, offered about 100% of its capacity."""
+    access = queue(limit_pkts=1000)
+    return scenario(
+        duration=duration,
+        warmup=warmup,
+        seed=1,
+        sample_interval="10ms",
+        nodes=[
+            *(host(f"s{i}") for i in range(3)),
+            router("r0"),
+            router("r1"),
+            *(host(f"d{i}") for i in range(3)),
+        ],
+        links=[
+            *(
+                link(f"s{i}", "r0", bandwidth="100Mbps", delay="1ms", queue=access)
+                for i in range(3)
+            ),
+            link(
+                "r0",
+                "r1",
+                name="bottleneck",
+                bandwidth="10Mbps",
+                delay="20ms",
+                queue=queue(limit_pkts=50, aqm=droptail()),
+            ),
+            *(
+                link("r1", f"d{i}", bandwidth="100Mbps", delay="1ms", queue=access)
+                for i in range(3)
+            ),
+        ],
+        flows=[
+            cbr("video", "s0", "d0", rate="3Mbps", packet_size=1200),
+            poisson("web", "s1", "d1", rate="4Mbps", packet_size=1000, size_dist="exponential"),
+            onoff(
+                "bursty",
+                "s2",
+                "d2",
+                rate="6Mbps",
+                packet_size=1500,
+                on_time="200ms",
+                off_time="200ms",
+                period_dist="pareto",
+                shape=1.5,
+            ),
+        ],
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Crossing into the engine: dicts become TOML text, so files and dicts share one parser.
+# ------------------------------------------------------------------------------------------
+
+
+def _error(path: str, value: Any, message: str) -> Exception:
+    e = _core.ScenarioError(f"{path} = {value!r}: {message}" if path else message)
+    e.path, e.value, e.message = path, repr(value), message
+    e.errors = [(path, repr(value), message)]
+    return e
+
+
+def _plain(x: Any, path: str) -> Any:
+    """Converts numpy scalars and tuples to TOML-serialisable values; drops None entries."""
+    if isinstance(x, Mapping):
+        out = {}
+        for k, v in x.items():
+            if not isinstance(k, str):
+                raise _error(path, k, "table keys must be strings")
+            if v is None:
+                continue
+            out[k] = _plain(v, f"{path}.{k}" if path else k)
+        return out
+    if isinstance(x, (list, tuple)):
+        return [_plain(v, f"{path}[{i}]") for i, v in enumerate(x)]
+    if isinstance(x, (bool, str)):
+        return x
+    if isinstance(x, int):
+        if not -(2**63) <= x < 2**63:
+            raise _error(path, x, "integer out of the 64-bit range")
+        return x
+    if isinstance(x, float):
+        return x
+    item = getattr(x, "item", None)  # numpy scalars
+    if callable(item):
+        v = item()
+        if isinstance(v, (bool, int, float, str)):
+            return _plain(v, path)
+    raise _error(path, x, f"unsupported type {type(x).__name__}; use str, int, float, bool")
+
+
+def to_toml(sc: Mapping[str, Any]) -> str:
+    """Writes a scenario dict as TOML text (the file format)."""
+    if not isinstance(sc, Mapping):
+        raise _error("", sc, "a scenario must be a dict")
+    return tomli_w.dumps(_plain(sc, ""))
+
+
+def as_toml(sc: ScenarioLike) -> str:
+    """TOML text of a scenario dict, or of a scenario file path."""
+    if isinstance(sc, Mapping):
+        return to_toml(sc)
+    if isinstance(sc, (str, os.PathLike)):
+        p = Path(sc)
+        if not p.is_file():
+            raise FileNotFoundError(f"scenario file not found: {p}")
+        return p.read_text(encoding="utf-8")
+    raise TypeError(f"expected a scenario dict or a TOML file path, got {type(sc).__name__}")
+
+
+def load(path: str | os.PathLike[str]) -> Scenario:
+    """Reads a scenario file into a dict (not yet validated)."""
+    import tomllib
+
+    return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "as_toml",
+    "bernoulli",
+    "cbr",
+    "droptail",
+    "example",
+    "gilbert_elliott",
+    "host",
+    "link",
+    "load",
+    "onoff",
+    "poisson",
+    "queue",
+    "router",
+    "scenario",
+    "to_toml",
+]

@@ -1,0 +1,163 @@
+"""Invalid input: named exceptions with the field path, value and what is allowed; a Rust
+panic surfaces as an exception; bad input writes nothing. The full table of invalid cases
+(40+) is in crates/aqmlab-core/tests/invalid_scenarios.rs; these check the Python side."""
+
+import copy
+
+import aqmlab
+import pytest
+from aqmlab import _core
+from aqmlab import scenario as sc
+from aqmlab.cli import main
+
+
+def broken(edit):
+    s = sc.example(duration="2s", warmup="0s")
+    edit(s)
+    return s
+
+
+CASES = [
+    (
+        lambda s: s["links"][3]["queue"].update(limit_pkts=0),
+        "links[3].queue.limit_pkts",
+        "0",
+        "must be at least 1",
+    ),
+    (
+        lambda s: s["links"][3].update(bandwidth="0Mbps"),
+        "links[3].bandwidth",
+        '"0bps"',
+        "must be > 0",
+    ),
+    (
+        lambda s: s["links"][0].update(loss=sc.bernoulli(float("nan"))),
+        "links[0].loss.p",
+        "NaN",
+        "probability",
+    ),
+    (
+        lambda s: s["links"][0].update(loss=sc.bernoulli(float("inf"))),
+        "links[0].loss.p",
+        "inf",
+        "probability",
+    ),
+    (
+        lambda s: s["links"][0].update(loss=sc.bernoulli(-0.1)),
+        "links[0].loss.p",
+        "-0.1",
+        "probability",
+    ),
+    (
+        lambda s: s["simulation"].update(warmup="5s"),
+        "simulation.warmup",
+        '"5s"',
+        "must be < simulation.duration",
+    ),
+    (
+        lambda s: s["flows"][0].update(start="1s", stop="500ms"),
+        "flows[0].stop",
+        '"500ms"',
+        "must be > start",
+    ),
+    (
+        lambda s: s["flows"][1].update(dst="nowhere"),
+        "flows[1].dst",
+        '"nowhere"',
+        "no node has this name",
+    ),
+    (
+        lambda s: s["links"][3].update(colour="blue"),
+        "links[3].colour",
+        "",
+        "unknown field `colour`",
+    ),
+    (
+        lambda s: s["links"][3]["queue"]["aqm"].update(max_th=3),
+        "links[3].queue.aqm.max_th",
+        "",
+        "unknown field `max_th`",
+    ),
+    (lambda s: s["links"][3].update(delay=20), "links[3].delay", "", "bare number"),
+    (
+        lambda s: s["flows"][2].update(shape=0.5),
+        "flows[2].shape",
+        "0.5",
+        "must be a finite number > 1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "path", "value", "fragment"), CASES)
+def test_invalid_dict_reports_path_value_and_rule(edit, path, value, fragment):
+    with pytest.raises(aqmlab.ScenarioError) as ei:
+        aqmlab.run(broken(edit))
+    e = ei.value
+    assert e.path == path
+    assert fragment in e.message
+    if value:
+        assert e.value == value
+    assert isinstance(e, ValueError)
+    assert e.errors[0] == (e.path, e.value, e.message)
+
+
+def test_every_problem_is_reported_at_once():
+    def edit(s):
+        s["links"][3]["queue"]["limit_pkts"] = 0
+        s["flows"][0]["dst"] = "ghost"
+
+    with pytest.raises(aqmlab.ScenarioError) as ei:
+        aqmlab.validate(broken(edit))
+    paths = [p for p, _, _ in ei.value.errors]
+    assert paths == ["links[3].queue.limit_pkts", "flows[0].dst"]
+    assert "2 problems" in str(ei.value)
+
+
+def test_unsupported_python_values_are_rejected_with_their_path():
+    s = sc.example()
+    s["flows"][0]["rate"] = {1, 2}
+    with pytest.raises(aqmlab.ScenarioError) as ei:
+        aqmlab.run(s)
+    assert ei.value.path == "flows[0].rate"
+    assert "unsupported type set" in ei.value.message
+
+
+def test_validation_does_not_mutate_the_caller_scenario():
+    s = sc.example()
+    before = copy.deepcopy(s)
+    aqmlab.canonical(s)
+    aqmlab.run(sc.example(duration="1s", warmup="0s"))
+    assert s == before
+
+
+def test_rust_panic_becomes_a_python_exception_not_a_crash():
+    with pytest.raises(aqmlab.InternalError, match="deliberate panic"):
+        _core._panic_for_test()
+    assert issubclass(aqmlab.InternalError, Exception)
+    # The interpreter and the engine still work afterwards.
+    assert aqmlab.run(sc.example(duration="1s", warmup="0s")).events > 0
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="scenario file not found"):
+        aqmlab.run(tmp_path / "nope.toml")
+
+
+def test_cli_rejects_invalid_scenario_and_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    s = sc.example(duration="2s", warmup="0s")
+    s["links"][3]["queue"]["limit_pkts"] = 0
+    bad.write_text(sc.to_toml(s))
+    out = tmp_path / "out"
+    assert main(["run", str(bad), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "links[3].queue.limit_pkts = 0: must be at least 1" in err
+    assert not out.exists()
+    assert main(["validate", str(bad)]) == 2
+
+
+def test_cli_reports_toml_syntax_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema_version = = 1\n")
+    assert main(["validate", str(bad)]) == 2
+    assert "syntax" in capsys.readouterr().err.lower()

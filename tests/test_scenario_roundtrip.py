@@ -1,0 +1,64 @@
+"""Builder == file == what Rust echoes back (design.md habit 11)."""
+
+import tomllib
+
+import aqmlab
+import pytest
+from aqmlab import scenario as sc
+
+
+def test_builder_and_file_give_the_same_canonical_scenario(root):
+    from_file = aqmlab.canonical(root / "scenarios" / "example.toml")
+    from_builder = aqmlab.canonical(sc.example())
+    assert from_file == from_builder
+
+
+def test_canonical_echo_is_a_fixed_point():
+    once = aqmlab.canonical(sc.example())
+    assert aqmlab.canonical(once) == once
+
+
+def test_echo_normalises_units_and_makes_defaults_explicit():
+    s = sc.scenario(
+        duration="1.5s",
+        nodes=[sc.host("a"), sc.host("b")],
+        links=[
+            sc.link("a", "b", bandwidth="1000kbps", delay="0.02s", queue=sc.queue(limit_pkts=5))
+        ],
+        flows=[sc.cbr("f", "a", "b", rate="0.5Mbps", packet_size="1.5KB")],
+    )
+    c = aqmlab.canonical(s)
+    assert c["simulation"] == {"duration": "1500ms", "warmup": "0ns", "seed": 1, "run": 0}
+    assert c["links"][0]["bandwidth"] == "1Mbps"
+    assert c["links"][0]["delay"] == "20ms"
+    assert c["links"][0]["queue"] == {"limit_pkts": 5, "aqm": {"type": "droptail"}}
+    assert c["flows"][0]["rate"] == "500kbps"
+    assert c["flows"][0]["packet_size"] == "1500B"
+    assert c["flows"][0]["start"] == "0ns" and c["flows"][0]["ecn"] is False
+
+
+def test_builders_emit_exactly_the_file_schema():
+    # Optional arguments left as None are omitted, never written as empty values.
+    f = sc.poisson("p", "a", "b", packet_size=1000, pkt_rate=10.0)
+    assert f == {
+        "name": "p",
+        "type": "poisson",
+        "src": "a",
+        "dst": "b",
+        "packet_size": 1000,
+        "pkt_rate": 10.0,
+    }
+    q = sc.queue(limit_bytes="64KB", aqm=sc.droptail())
+    assert q == {"limit_bytes": "64KB", "aqm": {"type": "droptail"}}
+    text = sc.to_toml(sc.example())
+    assert tomllib.loads(text) == sc.example()
+
+
+def test_numpy_scalars_are_accepted():
+    np = pytest.importorskip("numpy")
+    s = sc.example()
+    s["simulation"]["seed"] = np.int64(5)
+    s["flows"][1]["packet_size"] = np.int32(900)
+    c = aqmlab.canonical(s)
+    assert c["simulation"]["seed"] == 5
+    assert c["flows"][1]["packet_size"] == "900B"

@@ -88,6 +88,10 @@ pub struct OutputQueue {
     pub sojourn: LogHistogram,
     /// Nanoseconds the link spent transmitting inside the measurement window.
     pub busy_ns: u64,
+    /// Largest instantaneous occupancy over the whole run (warm-up included), for the
+    /// capacity check at the end of the run.
+    peak_pkts: u32,
+    peak_bytes: u64,
 }
 
 /// What became of an arriving packet.
@@ -111,6 +115,8 @@ impl OutputQueue {
             level: TimeWeighted::default(),
             sojourn: LogHistogram::default(),
             busy_ns: 0,
+            peak_pkts: 0,
+            peak_bytes: 0,
         }
     }
 
@@ -179,8 +185,8 @@ impl OutputQueue {
         self.level.touch(now, self.buf.len() as u32, self.len_bytes);
         self.buf.push_back(idx);
         self.len_bytes += size as u64;
-        self.level
-            .observe_max(self.buf.len() as u32, self.len_bytes);
+        self.peak_pkts = self.peak_pkts.max(self.buf.len() as u32);
+        self.peak_bytes = self.peak_bytes.max(self.len_bytes);
         self.counters.enqueued += 1;
         Admission::Enqueued
     }
@@ -238,8 +244,7 @@ impl OutputQueue {
     /// Restarts every measurement at the end of the warm-up.
     pub fn restart_measurement(&mut self, now: Time) {
         self.level.touch(now, self.buf.len() as u32, self.len_bytes);
-        self.level
-            .restart(now, self.buf.len() as u32, self.len_bytes);
+        self.level.restart(now);
         self.sojourn = LogHistogram::default();
         self.at_warmup = self.counters;
     }
@@ -254,21 +259,34 @@ impl OutputQueue {
         self.buf.iter()
     }
 
-    /// The conservation identities of ns-3's QueueDisc, on the run's totals.
+    /// The conservation identities of ns-3's QueueDisc, on the run's totals. Differences are
+    /// checked, not assumed: a broken counter is reported, never a wrap-around.
     pub fn check_conservation(&self) -> Result<(), String> {
         let c = &self.counters;
-        let dropped_before = c.total_dropped() - c.dropped_after_enqueue;
+        let dropped_before = c
+            .total_dropped()
+            .checked_sub(c.dropped_after_enqueue)
+            .ok_or_else(|| {
+                format!(
+                    "dropped after enqueue {} > all drops {}",
+                    c.dropped_after_enqueue,
+                    c.total_dropped()
+                )
+            })?;
         if c.arrivals != c.enqueued + dropped_before {
             return Err(format!(
                 "arrivals {} != enqueued {} + dropped before enqueue {}",
                 c.arrivals, c.enqueued, dropped_before
             ));
         }
-        let backlog = c.enqueued - c.dequeued - c.dropped_after_enqueue;
-        if backlog != self.buf.len() as u64 {
+        let backlog = c.enqueued.checked_sub(c.dequeued + c.dropped_after_enqueue);
+        if backlog != Some(self.buf.len() as u64) {
             return Err(format!(
-                "backlog {} (enqueued {} - dequeued {} - dropped after enqueue {}) != buffer length {}",
-                backlog, c.enqueued, c.dequeued, c.dropped_after_enqueue, self.buf.len()
+                "enqueued {} - dequeued {} - dropped after enqueue {} != buffer length {}",
+                c.enqueued,
+                c.dequeued,
+                c.dropped_after_enqueue,
+                self.buf.len()
             ));
         }
         if c.total_marked() > c.ect_enqueued {
@@ -279,13 +297,13 @@ impl OutputQueue {
             ));
         }
         let over = match self.limit {
-            Limit::Packets(l) => self.level.max_pkts as u64 > l as u64,
-            Limit::Bytes(l) => self.level.max_bytes > l,
+            Limit::Packets(l) => self.peak_pkts as u64 > l as u64,
+            Limit::Bytes(l) => self.peak_bytes > l,
         };
         if over {
             return Err(format!(
-                "buffer exceeded its limit {:?}: max {} packets, {} bytes",
-                self.limit, self.level.max_pkts, self.level.max_bytes
+                "buffer exceeded its limit {:?}: peak {} packets, {} bytes",
+                self.limit, self.peak_pkts, self.peak_bytes
             ));
         }
         Ok(())

@@ -15,6 +15,9 @@ pub struct TimeWeighted {
     pub sum_bytes2: u128,
     /// `hist[n]` = nanoseconds spent with exactly n packets waiting.
     pub hist: Vec<u64>,
+    /// Largest levels held for a positive time. A packet that arrives at an idle link is
+    /// enqueued and dequeued in the same instant (ns-2's order); that zero-length level is
+    /// not a queue anyone waited in, so it does not count.
     pub max_pkts: u32,
     pub max_bytes: u64,
 }
@@ -36,23 +39,18 @@ impl TimeWeighted {
             }
             self.hist[n] += dt;
             self.last = now;
+            self.max_pkts = self.max_pkts.max(pkts);
+            self.max_bytes = self.max_bytes.max(bytes);
         }
     }
 
-    /// Records a new level's maximum (call after the level changes).
-    #[inline]
-    pub fn observe_max(&mut self, pkts: u32, bytes: u64) {
-        self.max_pkts = self.max_pkts.max(pkts);
-        self.max_bytes = self.max_bytes.max(bytes);
-    }
-
-    pub fn restart(&mut self, now: Time, pkts: u32, bytes: u64) {
+    /// Starts a new measurement window at `now` (the level held from now on counts).
+    pub fn restart(&mut self, now: Time) {
         *self = TimeWeighted {
             last: now,
             start: now,
             ..Default::default()
         };
-        self.observe_max(pkts, bytes);
     }
 
     fn span(&self) -> f64 {
@@ -173,9 +171,11 @@ mod tests {
     #[test]
     fn time_weighted_mean_and_variance_of_a_square_wave() {
         let mut tw = TimeWeighted::default();
-        tw.restart(0, 0, 0);
+        tw.restart(0);
         tw.touch(10, 0, 0); // 0 for 10 ns
+        tw.touch(10, 9, 900); // 9 for 0 ns: not a level anyone waited at
         tw.touch(30, 4, 400); // 4 for 20 ns
+        assert_eq!((tw.max_pkts, tw.max_bytes), (4, 400));
         assert_eq!(tw.mean_pkts(), 80.0 / 30.0);
         assert!((tw.var_pkts() - (320.0 / 30.0 - (80.0f64 / 30.0).powi(2))).abs() < 1e-12);
         assert_eq!(tw.distribution()[0], 10.0 / 30.0);

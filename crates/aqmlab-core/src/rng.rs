@@ -2,8 +2,8 @@
 //!
 //! The generator is PCG-XSL-RR 128/64 (`rand_pcg::Pcg64`), a named portable algorithm:
 //! the same inputs give the same sequence on every platform. The component path (for
-//! example `flows/f3/arrivals`) is hashed with FNV-1a and mixed with the seed and run
-//! index by SplitMix64 finalisers into both the 128-bit state and the 128-bit stream
+//! example `flows/f3` or `links/bottleneck/ab/loss`) is hashed with FNV-1a and mixed with
+//! the seed and run index by SplitMix64 finalisers into both the 128-bit state and the 128-bit stream
 //! selector, so streams of different components are distinct PCG streams, and adding a
 //! component never shifts another component's sequence (ns-3 `AssignStreams` gives the
 //! same guarantee by explicit stream numbers; a path needs no bookkeeping).

@@ -1,9 +1,11 @@
 //! Static shortest-path routing compiled into an O(1) forwarding table.
 //!
 //! Channels are the two directions of each link: channel 2i carries link i from `a` to `b`,
-//! channel 2i+1 from `b` to `a`. Routes minimise hop count; ties go to the neighbour reached
-//! through the lowest link index (breadth-first search in link order), so tables are
-//! deterministic. Hosts terminate traffic and never forward it.
+//! channel 2i+1 from `b` to `a`. Routes minimise hop count. Among equal-length routes the
+//! table keeps the one found first by a breadth-first search backwards from the destination
+//! that visits each node's links in link order: it depends only on the scenario, so tables
+//! are deterministic (but it is not "lowest link index first" in general). Hosts terminate
+//! traffic and never forward it.
 
 use crate::scenario::{NodeKind, Scenario};
 use std::collections::VecDeque;

@@ -5,7 +5,8 @@
 //! the field path, the offending value and what is allowed
 //! (`links[2].queue.limit_pkts = 0: must be at least 1`). Nothing is clamped.
 //! Python dicts are written as TOML text and take exactly the same path, and `to_toml`
-//! echoes the canonical form (units normalised, defaults explicit), so
+//! echoes the canonical form (units normalised, defaults written out except the optional
+//! `sample_interval` and `stop`, whose defaults depend on the duration), so
 //! builder == file == echo is testable.
 
 use crate::units::{Bytes, Duration, Rate, Time};
@@ -322,7 +323,7 @@ fn tagged_table<'de, D: Deserializer<'de>>(
 fn inner<T: DeserializeOwned, E: serde::de::Error>(t: toml::Table) -> Result<T, E> {
     serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
         let path = e.path().to_string();
-        let msg = e.into_inner().to_string();
+        let msg = e.into_inner().message().trim().to_string();
         // An error from a nested tagged table already carries its own inner marker.
         match msg.strip_prefix(INNER) {
             Some(rest) => {
@@ -392,7 +393,8 @@ pub fn load(text: &str) -> Result<Scenario, ScenarioErrors> {
 }
 
 impl Scenario {
-    /// The canonical TOML form: units normalised, defaults explicit.
+    /// The canonical TOML form: units normalised, defaults written out (except the optional
+    /// fields whose default depends on `duration`).
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a parsed scenario always serialises")
     }
@@ -430,6 +432,14 @@ struct Validator {
 }
 
 const MAX_PACKET: u64 = 65_535;
+/// Time-series samples per queue: 10^7 samples of a few columns is already ~100 MB.
+const MAX_SAMPLES: u64 = 10_000_000;
+/// Longest accepted time: far below where sums of event times overflow u64 nanoseconds.
+const MAX_TIME: Time = 1_000_000 * crate::units::NS_PER_SEC;
+/// Poisson packet rates: mean gaps are drawn in whole nanoseconds, so a mean gap below 1 ns
+/// rounds to 0 and time stops; one above MAX_TIME could overflow the clock.
+const MAX_PPS: f64 = 1e9;
+const MIN_PPS: f64 = 1e-6;
 
 impl Validator {
     fn err(
@@ -451,16 +461,28 @@ impl Validator {
         }
     }
 
+    fn time_at_most(&mut self, path: String, d: Duration) {
+        if d.0 > MAX_TIME {
+            self.err(
+                path,
+                format!("\"{}\"", crate::units::format_time(d.0)),
+                format!(
+                    "must be <= \"{}\" (about 11.6 days; keeps event times far from overflow)",
+                    crate::units::format_time(MAX_TIME)
+                ),
+            );
+        }
+    }
+
+    /// Names become result labels and RNG stream paths (`flows/<name>`), and queue names
+    /// are `from->to`: a small alphabet keeps all of those unambiguous.
     fn name(&mut self, path: String, name: &str, seen: &mut BTreeSet<String>, what: &str) {
-        if name.is_empty()
-            || name
-                .chars()
-                .any(|c| c.is_whitespace() || c == '/' || c == '"')
-        {
+        let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':');
+        if name.is_empty() || !name.chars().all(ok) {
             self.err(
                 path,
                 format!("\"{name}\""),
-                "must be non-empty, without whitespace, '/' or '\"'",
+                "must be non-empty and use only ASCII letters, digits, '_', '-', '.' and ':'",
             );
         } else if !seen.insert(name.to_string()) {
             self.err(
@@ -483,6 +505,7 @@ impl Validator {
         if sim.duration.0 == 0 {
             self.err("simulation.duration", "\"0ns\"", "must be > 0");
         }
+        self.time_at_most("simulation.duration".into(), sim.duration);
         if sim.warmup.0 >= sim.duration.0 && sim.duration.0 > 0 {
             self.err(
                 "simulation.warmup",
@@ -501,6 +524,21 @@ impl Validator {
                     "simulation.sample_interval",
                     format!("\"{}\"", crate::units::format_time(si.0)),
                     "must be <= simulation.duration",
+                );
+            }
+        }
+
+        let duration_ok = sim.duration.0 > 0 && sim.duration.0 <= MAX_TIME;
+        if duration_ok && sim.sample_interval.is_none_or(|si| si.0 > 0) {
+            let samples = sim.duration.0 / s.sample_interval();
+            if samples > MAX_SAMPLES {
+                self.err(
+                    "simulation.sample_interval",
+                    format!("\"{}\"", crate::units::format_time(s.sample_interval())),
+                    format!(
+                        "gives {samples} samples per queue over simulation.duration; at most \
+                         {MAX_SAMPLES} are recorded (raise the interval)"
+                    ),
                 );
             }
         }
@@ -543,6 +581,7 @@ impl Validator {
                     );
                 }
             }
+            self.time_at_most(format!("{p}.delay"), l.delay);
             if l.bandwidth.0 == 0 {
                 self.err(format!("{p}.bandwidth"), "\"0bps\"", "must be > 0");
             }
@@ -574,6 +613,25 @@ impl Validator {
             }
         }
 
+        // Unnamed links are labelled "a-b"; with '-' allowed in node names two links could
+        // get one label (and so one RNG stream path).
+        let mut labels: BTreeMap<String, usize> = BTreeMap::new();
+        for (i, l) in s.links.iter().enumerate() {
+            let label = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
+            if let Some(j) = labels.insert(label.clone(), i) {
+                if l.name.is_none() || s.links[j].name.is_none() {
+                    self.err(
+                        format!("links[{i}]"),
+                        format!("\"{label}\""),
+                        format!(
+                            "this link's label (its name, or \"a-b\" when unnamed) is also links[{j}]'s; \
+                             give one of them a distinct `name`"
+                        ),
+                    );
+                }
+            }
+        }
+
         let routes = crate::routing::Routes::build(s);
         let mut flow_names = BTreeSet::new();
         let end = sim.duration.0;
@@ -588,6 +646,18 @@ impl Validator {
                         format!("{p}.dst"),
                         format!("\"{}\"", f.dst),
                         "must differ from src",
+                    );
+                } else if let Some((k, dir, limit)) =
+                    self.byte_limit_below(s, &routes, a, b, f.packet_size.0)
+                {
+                    self.err(
+                        format!("{p}.packet_size"),
+                        f.packet_size.0,
+                        format!(
+                            "exceeds links[{k}].{dir}.limit_bytes = {limit} on the route to \"{}\": \
+                             such packets can never be queued",
+                            f.dst
+                        ),
                     );
                 } else if routes.next_channel(a, b) == crate::routing::NO_ROUTE {
                     self.err(
@@ -608,7 +678,16 @@ impl Validator {
                 );
             }
             if let Some(stop) = f.stop {
-                if stop.0 <= f.start.0 {
+                if stop.0 > end && end > 0 && end <= MAX_TIME {
+                    self.err(
+                        format!("{p}.stop"),
+                        format!("\"{}\"", crate::units::format_time(stop.0)),
+                        format!(
+                            "must be <= simulation.duration = \"{}\" (omit stop to send until the end)",
+                            crate::units::format_time(end)
+                        ),
+                    );
+                } else if stop.0 <= f.start.0 {
                     self.err(
                         format!("{p}.stop"),
                         format!("\"{}\"", crate::units::format_time(stop.0)),
@@ -689,11 +768,27 @@ impl Validator {
                     "",
                     "one of rate or pkt_rate is required for type = \"poisson\"",
                 ),
-                (None, Some(x)) if !(x.is_finite() && x > 0.0) => self.err(
-                    format!("{p}.pkt_rate"),
-                    x,
-                    "must be a finite number > 0 (packets per second)",
-                ),
+                (None, Some(x)) if !(x.is_finite() && (MIN_PPS..=MAX_PPS).contains(&x)) => self
+                    .err(
+                        format!("{p}.pkt_rate"),
+                        x,
+                        "must be a finite number in [1e-6, 1e9] packets per second \
+                         (a mean gap of 1 ns to 1000000 s)",
+                    ),
+                (Some(r), None) if f.packet_size.0 > 0 => {
+                    let pps = r.0 as f64 / (8.0 * f.packet_size.0 as f64);
+                    if pps > MAX_PPS {
+                        self.err(
+                            format!("{p}.rate"),
+                            format!("\"{}\"", crate::units::format_rate(r.0)),
+                            format!(
+                                "gives {pps:e} packets per second at packet_size = {} B; \
+                                 a poisson flow may send at most 1e9 (a mean gap of 1 ns)",
+                                f.packet_size.0
+                            ),
+                        );
+                    }
+                }
                 _ => {}
             },
             FlowKind::Onoff => {
@@ -707,6 +802,9 @@ impl Validator {
                             "\"0ns\"",
                             "must be > 0 (a mean duration)",
                         );
+                    }
+                    if let Some(d) = d {
+                        self.time_at_most(format!("{p}.{field}"), d);
                     }
                 }
                 match (f.period_dist.unwrap_or(PeriodDist::Exponential), f.shape) {
@@ -752,6 +850,42 @@ impl Validator {
         match q.aqm {
             AqmSpec::Droptail => {}
         }
+    }
+
+    /// The first queue with a byte limit smaller than `size` on the route from `a` to `b`:
+    /// (link index, "queue" or "reverse_queue", limit).
+    fn byte_limit_below(
+        &self,
+        s: &Scenario,
+        routes: &crate::routing::Routes,
+        a: usize,
+        b: usize,
+        size: u64,
+    ) -> Option<(usize, &'static str, u64)> {
+        let mut node = a;
+        for _ in 0..s.nodes.len() {
+            if node == b {
+                return None;
+            }
+            let ch = routes.next_channel(node, b);
+            if ch == crate::routing::NO_ROUTE {
+                return None;
+            }
+            let (k, forward) = ((ch / 2) as usize, ch % 2 == 0);
+            let l = &s.links[k];
+            let (dir, q) = match (forward, &l.reverse_queue) {
+                (false, Some(rq)) => ("reverse_queue", rq),
+                _ => ("queue", &l.queue),
+            };
+            if let (None, Some(limit)) = (q.limit_pkts, q.limit_bytes) {
+                if limit.0 > 0 && limit.0 < size {
+                    return Some((k, dir, limit.0));
+                }
+            }
+            let next = if forward { &l.b } else { &l.a };
+            node = s.node_index(next)?;
+        }
+        None
     }
 
     fn node_ref(&mut self, path: &str, name: &str, index: &BTreeMap<&str, usize>) -> Option<usize> {

@@ -15,7 +15,9 @@ pub enum Pattern {
     Poisson { mean_gap_ns: f64, exp_sizes: bool },
     /// CBR at `bps` during on periods, silent during off periods; period lengths are drawn
     /// from `dist` with the given means. A packet is sent only if it starts inside an on
-    /// period; every on period sends at least its first packet (as ns-2's on/off sources).
+    /// period, and every on period sends at least its first packet (ns-2's Exponential and
+    /// Pareto sources also send at least one packet per burst, but they round the burst to
+    /// a whole number of packets instead: see docs/traffic.md).
     OnOff {
         bits_ns: u128,
         bps: u128,
@@ -91,7 +93,7 @@ impl Source {
             Pattern::Cbr { .. } => start,
             Pattern::Poisson { mean_gap_ns, .. } => {
                 let g = *mean_gap_ns;
-                start + round_ns(self.rng.exponential(g))
+                start.saturating_add(round_ns(self.rng.exponential(g)))
             }
             Pattern::OnOff {
                 on_mean,
@@ -102,7 +104,8 @@ impl Source {
                 ..
             } => {
                 *on_start = start;
-                *on_end = start + period(&mut self.rng, *on_mean, *dist, *shape).max(1);
+                *on_end =
+                    start.saturating_add(period(&mut self.rng, *on_mean, *dist, *shape).max(1));
                 start
             }
         }
@@ -128,10 +131,11 @@ impl Source {
         let t = match &mut self.pattern {
             Pattern::Cbr { bits_ns, bps, k } => {
                 *k += 1;
-                self.start + (*k as u128 * *bits_ns / *bps) as Time
+                self.start
+                    .saturating_add((*k as u128 * *bits_ns / *bps).min(Time::MAX as u128) as Time)
             }
             Pattern::Poisson { mean_gap_ns, .. } => {
-                now + round_ns(self.rng.exponential(*mean_gap_ns))
+                now.saturating_add(round_ns(self.rng.exponential(*mean_gap_ns)))
             }
             Pattern::OnOff {
                 bits_ns,
@@ -145,13 +149,17 @@ impl Source {
                 k,
             } => {
                 *k += 1;
-                let t = *on_start + (*k as u128 * *bits_ns / *bps) as Time;
+                let t = on_start
+                    .saturating_add((*k as u128 * *bits_ns / *bps).min(Time::MAX as u128) as Time);
                 if t < *on_end {
                     t
                 } else {
                     let off = period(&mut self.rng, *off_mean, *dist, *shape);
-                    *on_start = *on_end + off;
-                    *on_end = *on_start + period(&mut self.rng, *on_mean, *dist, *shape).max(1);
+                    // Heavy-tailed periods can exceed any horizon: saturate instead of wrapping,
+                    // and the `stop` test below ends the source.
+                    *on_start = on_end.saturating_add(off);
+                    *on_end = on_start
+                        .saturating_add(period(&mut self.rng, *on_mean, *dist, *shape).max(1));
                     *k = 0;
                     *on_start
                 }
@@ -161,6 +169,7 @@ impl Source {
     }
 }
 
+/// Rounds to whole nanoseconds; `as` saturates, so an unbounded Pareto draw cannot wrap.
 #[inline]
 fn round_ns(x: f64) -> Time {
     libm::round(x) as Time

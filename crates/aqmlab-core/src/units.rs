@@ -92,29 +92,23 @@ fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str, base: &str) -> Res
         return Err(format!("invalid {what} \"{s}\": {expect}"));
     }
     let overflow = || format!("invalid {what} \"{s}\": too large");
-    let mut value: u128 = 0;
-    for c in int_part.chars() {
-        value = value * 10 + (c as u128 - '0' as u128);
-        if value > u64::MAX as u128 {
-            return Err(overflow());
-        }
+    // value = (int_part.frac_part) * factor, computed exactly as a fraction over 10^len(frac):
+    // binary multiples like "1.5KiB" are whole even though their factor is not a power of 10.
+    if int_part.len() + frac_part.len() > 30 {
+        return Err(overflow());
     }
-    value *= factor as u128;
-    let mut scale = factor as u128;
-    for c in frac_part.chars() {
-        let d = c as u128 - '0' as u128;
-        if scale % 10 != 0 {
-            if d != 0 {
-                return Err(format!(
-                    "invalid {what} \"{s}\": not a whole number of {base} (the finest resolution)"
-                ));
-            }
-            continue;
-        }
-        scale /= 10;
-        value += d * scale;
+    let mut digits: u128 = 0;
+    for c in int_part.chars().chain(frac_part.chars()) {
+        digits = digits * 10 + (c as u128 - '0' as u128);
     }
-    u64::try_from(value).map_err(|_| overflow())
+    let denom = 10u128.pow(frac_part.len() as u32);
+    let scaled = digits.checked_mul(factor as u128).ok_or_else(overflow)?;
+    if scaled % denom != 0 {
+        return Err(format!(
+            "invalid {what} \"{s}\": not a whole number of {base} (the finest resolution)"
+        ));
+    }
+    u64::try_from(scaled / denom).map_err(|_| overflow())
 }
 
 fn example(what: &str) -> &'static str {
@@ -248,6 +242,8 @@ mod tests {
         assert_eq!(parse_rate("1.544Mbps"), Ok(1_544_000));
         assert_eq!(parse_bytes("1500B"), Ok(1500));
         assert_eq!(parse_bytes("64KiB"), Ok(65536));
+        assert_eq!(parse_bytes("1.5KiB"), Ok(1536));
+        assert_eq!(parse_time("0.25us"), Ok(250));
     }
 
     #[test]
@@ -260,6 +256,9 @@ mod tests {
             .unwrap_err()
             .contains("unknown unit"));
         assert!(parse_time("0.5ns").unwrap_err().contains("whole number"));
+        assert!(parse_bytes("1.0001KiB")
+            .unwrap_err()
+            .contains("whole number"));
         assert!(parse_time("nan s").is_err());
         assert!(parse_time("inf ms").is_err());
         assert!(parse_time("1.2.3ms").is_err());

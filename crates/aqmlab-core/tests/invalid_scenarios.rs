@@ -1,0 +1,528 @@
+//! Invalid scenarios, table-driven: each case is the valid base scenario with one small
+//! edit, and asserts the exact field path, the reported value (where there is one) and a
+//! fragment of the message of the problem it reports (design habit 5: validate once, at the
+//! edge; reject, never clamp; errors name the field path, the value and what is allowed).
+
+use aqmlab_core::{load, ScenarioError, ScenarioErrors};
+
+/// Two hosts and a router, two links (the second lossy, with a byte-limited queue), and one
+/// flow of each kind. Every line an edit targets occurs exactly once.
+const BASE: &str = r#"
+schema_version = 1
+
+[simulation]
+duration = "2s"
+warmup = "200ms"
+seed = 7
+sample_interval = "10ms"
+
+[[nodes]]
+name = "h1"
+type = "host"
+
+[[nodes]]
+name = "r1"
+type = "router"
+
+[[nodes]]
+name = "h2"
+type = "host"
+
+[[links]]
+name = "access"
+a = "h1"
+b = "r1"
+bandwidth = "100Mbps"
+delay = "1ms"
+queue = { limit_pkts = 1000 }
+
+[[links]]
+name = "bottleneck"
+a = "r1"
+b = "h2"
+bandwidth = "10Mbps"
+delay = "20ms"
+loss = { type = "bernoulli", p = 0.01 }
+
+[links.queue]
+limit_bytes = "150KB"
+aqm = { type = "droptail" }
+
+[[flows]]
+name = "cbr1"
+type = "cbr"
+src = "h1"
+dst = "h2"
+packet_size = 1500
+rate = "2Mbps"
+start = "100ms"
+stop = "1500ms"
+
+[[flows]]
+name = "poi1"
+type = "poisson"
+src = "h1"
+dst = "h2"
+packet_size = "1000B"
+pkt_rate = 300.0
+size_dist = "exponential"
+ecn = true
+
+[[flows]]
+name = "onoff1"
+type = "onoff"
+src = "h2"
+dst = "h1"
+packet_size = 500
+rate = "1Mbps"
+on_time = "50ms"
+off_time = "150ms"
+period_dist = "pareto"
+shape = 1.5
+"#;
+
+/// The base scenario with `from` (which must occur exactly once) replaced by `to`.
+fn edit(from: &str, to: &str) -> String {
+    let n = BASE.matches(from).count();
+    assert_eq!(n, 1, "edit target {from:?} occurs {n} times in BASE");
+    BASE.replacen(from, to, 1)
+}
+
+/// The base scenario with `extra` appended (new array entries, or keys of the last table).
+fn append(extra: &str) -> String {
+    format!("{BASE}\n{extra}\n")
+}
+
+/// The loss table of links[1] replaced by `loss`.
+fn loss(table: &str) -> String {
+    edit(
+        r#"loss = { type = "bernoulli", p = 0.01 }"#,
+        &format!("loss = {table}"),
+    )
+}
+
+struct Case {
+    name: &'static str,
+    text: String,
+    path: &'static str,
+    /// The reported `value`; `None` = none reported (an empty `value`).
+    value: Option<&'static str>,
+    fragment: &'static str,
+    /// How many problems the scenario has in all.
+    count: usize,
+}
+
+fn case(
+    name: &'static str,
+    text: String,
+    path: &'static str,
+    value: Option<&'static str>,
+    fragment: &'static str,
+) -> Case {
+    Case {
+        name,
+        text,
+        path,
+        value,
+        fragment,
+        count: 1,
+    }
+}
+
+impl Case {
+    /// The edit causes `n` problems in all; the expected one must be among them.
+    fn count(mut self, n: usize) -> Self {
+        self.count = n;
+        self
+    }
+
+    /// None if the case holds, else what went wrong.
+    fn check(&self) -> Option<String> {
+        let errs: ScenarioErrors = match load(&self.text) {
+            Ok(_) => return Some("loaded without error".into()),
+            Err(e) => e,
+        };
+        let hit = |e: &ScenarioError| {
+            e.path == self.path
+                && e.message.contains(self.fragment)
+                && e.value == self.value.unwrap_or("")
+        };
+        if !errs.0.iter().any(hit) {
+            return Some(format!("no matching error; got:\n{errs}\n{:#?}", errs.0));
+        }
+        if errs.0.len() != self.count {
+            return Some(format!(
+                "expected {} error(s), got {}:\n{errs}",
+                self.count,
+                errs.0.len()
+            ));
+        }
+        None
+    }
+}
+
+#[rustfmt::skip] // one case per two lines reads better than rustfmt's layout
+fn cases() -> Vec<Case> {
+    use Option::None as N;
+    let poisson_start = |start: &str| {
+        edit(
+            "pkt_rate = 300.0",
+            &format!("pkt_rate = 300.0\nstart = \"{start}\""),
+        )
+    };
+    vec![
+        // --- negative, zero, NaN and infinite values -------------------------------------
+        case("bernoulli p negative", edit("p = 0.01", "p = -0.1"),
+            "links[1].loss.p", Some("-0.1"), "must be a probability in [0, 1]"),
+        case("bernoulli p above one", edit("p = 0.01", "p = 1.5"),
+            "links[1].loss.p", Some("1.5"), "must be a probability in [0, 1]"),
+        case("bernoulli p NaN", edit("p = 0.01", "p = nan"),
+            "links[1].loss.p", Some("NaN"), "must be a probability in [0, 1]"),
+        case("bernoulli p +inf", edit("p = 0.01", "p = inf"),
+            "links[1].loss.p", Some("inf"), "must be a probability in [0, 1]"),
+        case("gilbert loss_bad NaN",
+            loss(r#"{ type = "gilbert_elliott", p_gb = 0.01, p_bg = 0.3, loss_bad = nan }"#),
+            "links[1].loss.loss_bad", Some("NaN"), "must be a probability in [0, 1]"),
+        case("gilbert loss_good -inf",
+            loss(r#"{ type = "gilbert_elliott", p_gb = 0.01, p_bg = 0.3, loss_good = -inf }"#),
+            "links[1].loss.loss_good", Some("-inf"), "must be a probability in [0, 1]"),
+        case("pkt_rate negative", edit("pkt_rate = 300.0", "pkt_rate = -1.0"),
+            "flows[1].pkt_rate", Some("-1"), "must be a finite number"),
+        case("pkt_rate zero", edit("pkt_rate = 300.0", "pkt_rate = 0.0"),
+            "flows[1].pkt_rate", Some("0"), "must be a finite number"),
+        case("pkt_rate NaN", edit("pkt_rate = 300.0", "pkt_rate = nan"),
+            "flows[1].pkt_rate", Some("NaN"), "must be a finite number"),
+        case("pkt_rate +inf", edit("pkt_rate = 300.0", "pkt_rate = inf"),
+            "flows[1].pkt_rate", Some("inf"), "must be a finite number"),
+        case("shape negative", edit("shape = 1.5", "shape = -2.0"),
+            "flows[2].shape", Some("-2"), "must be a finite number > 1"),
+        case("shape exactly one (infinite mean)", edit("shape = 1.5", "shape = 1.0"),
+            "flows[2].shape", Some("1"), "the Pareto mean is infinite"),
+        case("shape NaN", edit("shape = 1.5", "shape = nan"),
+            "flows[2].shape", Some("NaN"), "must be a finite number > 1"),
+        case("shape +inf", edit("shape = 1.5", "shape = inf"),
+            "flows[2].shape", Some("inf"), "must be a finite number > 1"),
+        case("zero link bandwidth", edit(r#"bandwidth = "10Mbps""#, r#"bandwidth = "0Mbps""#),
+            "links[1].bandwidth", Some("\"0bps\""), "must be > 0"),
+        case("zero flow rate", edit(r#"rate = "2Mbps""#, r#"rate = "0bps""#),
+            "flows[0].rate", Some("\"0bps\""), "must be > 0"),
+        case("zero duration", edit(r#"duration = "2s""#, r#"duration = "0s""#),
+            "simulation.duration", Some("\"0ns\""), "must be > 0")
+            .count(2), // and sample_interval = 10ms > duration
+        case("zero sample_interval", edit(r#"sample_interval = "10ms""#, r#"sample_interval = "0ms""#),
+            "simulation.sample_interval", Some("\"0ns\""), "must be > 0"),
+        case("zero on_time", edit(r#"on_time = "50ms""#, r#"on_time = "0s""#),
+            "flows[2].on_time", Some("\"0ns\""), "must be > 0"),
+        case("zero limit_pkts", edit("limit_pkts = 1000", "limit_pkts = 0"),
+            "links[0].queue.limit_pkts", Some("0"), "must be at least 1"),
+        case("zero limit_bytes", edit(r#"limit_bytes = "150KB""#, "limit_bytes = 0"),
+            "links[1].queue.limit_bytes", Some("0"), "must be at least 1"),
+        case("zero packet_size", edit("packet_size = 1500", "packet_size = 0"),
+            "flows[0].packet_size", Some("0"), "must be in [1, 65535] bytes"),
+        case("packet_size above 64 KiB", edit("packet_size = 500", r#"packet_size = "64KiB""#),
+            "flows[2].packet_size", Some("65536"), "must be in [1, 65535] bytes"),
+        case("negative packet_size", edit("packet_size = 1500", "packet_size = -1"),
+            "flows[0].packet_size", N, "invalid value -1: must not be negative"),
+        case("negative limit_pkts (u32)", edit("limit_pkts = 1000", "limit_pkts = -1"),
+            "links[0].queue.limit_pkts", N, "invalid value: integer `-1`, expected u32"),
+        case("negative seed (u64)", edit("seed = 7", "seed = -1"),
+            "simulation.seed", N, "invalid value: integer `-1`, expected u64"),
+        // --- malformed units -------------------------------------------------------------
+        case("unknown time unit", edit(r#"delay = "20ms""#, r#"delay = "20 parsecs""#),
+            "links[1].delay", N, r#"invalid duration "20 parsecs": unknown unit "parsecs""#),
+        case("duration without a unit", edit(r#"delay = "20ms""#, r#"delay = "5""#),
+            "links[1].delay", N, r#"invalid duration "5": expected a duration like "20ms""#),
+        case("negative duration string", edit(r#"delay = "20ms""#, r#"delay = "-5ms""#),
+            "links[1].delay", N, r#"invalid duration "-5ms": must not be negative"#),
+        case("sub-nanosecond duration", edit(r#"delay = "20ms""#, r#"delay = "0.5ns""#),
+            "links[1].delay", N, "not a whole number of nanoseconds"),
+        case("rate in bytes per second", edit(r#"rate = "2Mbps""#, r#"rate = "2MB/s""#),
+            "flows[0].rate", N, r#"invalid rate "2MB/s": unknown unit "MB/s""#),
+        case("sub-bit rate", edit(r#"rate = "2Mbps""#, r#"rate = "0.5bps""#),
+            "flows[0].rate", N, "not a whole number of bits per second"),
+        case("rate beyond u64", edit(r#"bandwidth = "10Mbps""#, r#"bandwidth = "99999999999Tbps""#),
+            "links[1].bandwidth", N, "too large"),
+        case("size with a time unit", edit(r#"limit_bytes = "150KB""#, r#"limit_bytes = "150ms""#),
+            "links[1].queue.limit_bytes", N, r#"invalid size "150ms": unknown unit "ms""#),
+        // --- cross-field rules -----------------------------------------------------------
+        case("warmup equal to duration", edit(r#"warmup = "200ms""#, r#"warmup = "2s""#),
+            "simulation.warmup", Some("\"2s\""), "must be < simulation.duration = \"2s\""),
+        case("sample_interval longer than duration",
+            edit(r#"sample_interval = "10ms""#, r#"sample_interval = "3s""#),
+            "simulation.sample_interval", Some("\"3s\""), "must be <= simulation.duration"),
+        case("stop equal to start", edit(r#"stop = "1500ms""#, r#"stop = "100ms""#),
+            "flows[0].stop", Some("\"100ms\""), "must be > start = \"100ms\""),
+        case("start at the end of the run", poisson_start("2s"),
+            "flows[1].start", Some("\"2s\""), "must be < simulation.duration"),
+        case("limit_pkts and limit_bytes", edit(r#"limit_bytes = "150KB""#, "limit_bytes = \"150KB\"\nlimit_pkts = 100"),
+            "links[1].queue.limit_bytes", N, "limit_pkts and limit_bytes are mutually exclusive"),
+        case("no queue limit", edit("queue = { limit_pkts = 1000 }", "queue = {}"),
+            "links[0].queue.limit_pkts", N, "one of limit_pkts or limit_bytes is required"),
+        case("rate and pkt_rate", edit("pkt_rate = 300.0", "pkt_rate = 300.0\nrate = \"1Mbps\""),
+            "flows[1].pkt_rate", Some("300"), "rate and pkt_rate are mutually exclusive"),
+        case("poisson without rate", edit("pkt_rate = 300.0\n", ""),
+            "flows[1].rate", N, "one of rate or pkt_rate is required"),
+        case("cbr without rate", edit("rate = \"2Mbps\"\n", ""),
+            "flows[0].rate", N, "required for type = \"cbr\""),
+        case("onoff without off_time", edit("off_time = \"150ms\"\n", ""),
+            "flows[2].off_time", N, "required for type = \"onoff\""),
+        case("pareto without shape", edit("shape = 1.5\n", ""),
+            "flows[2].shape", N, "required when period_dist = \"pareto\""),
+        case("shape with exponential periods",
+            edit(r#"period_dist = "pareto""#, r#"period_dist = "exponential""#),
+            "flows[2].shape", N, "only used with period_dist = \"pareto\""),
+        case("shape with default (exponential) periods", edit("period_dist = \"pareto\"\n", ""),
+            "flows[2].shape", N, "only used with period_dist = \"pareto\""),
+        case("field of another flow type", edit(r#"rate = "2Mbps""#, "rate = \"2Mbps\"\non_time = \"1s\""),
+            "flows[0].on_time", N, "not a field of type = \"cbr\"; its fields are rate"),
+        case("gilbert p_gb > 0 with p_bg = 0",
+            loss(r#"{ type = "gilbert_elliott", p_gb = 0.1, p_bg = 0.0 }"#),
+            "links[1].loss.p_bg", Some("0"), "the Bad state would absorb"),
+        // --- unknown keys, at every level ------------------------------------------------
+        case("unknown top-level key", edit("schema_version = 1", "schema_version = 1\ncolour = \"red\""),
+            "colour", N, "unknown field `colour`"),
+        case("unknown key in simulation", edit("seed = 7", "seed = 7\nspeed = 2"),
+            "simulation.speed", N, "unknown field `speed`"),
+        case("unknown key in links[i]", edit(r#"delay = "1ms""#, "delay = \"1ms\"\nmtu = 1500"),
+            "links[0].mtu", N, "unknown field `mtu`"),
+        case("unknown key in a queue", edit("queue = { limit_pkts = 1000 }", "queue = { limit_pkts = 1000, ecn = true }"),
+            "links[0].queue.ecn", N, "unknown field `ecn`"),
+        case("unknown key inside aqm", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "droptail", min_th = 5 }"#),
+            "links[1].queue.aqm.min_th", N, "unknown field `min_th`, there are no fields"),
+        case("unknown key inside loss", loss(r#"{ type = "bernoulli", p = 0.01, q = 0.2 }"#),
+            "links[1].loss.q", N, "unknown field `q`, expected `p`"),
+        case("unknown key inside gilbert loss",
+            loss(r#"{ type = "gilbert_elliott", p_gb = 0.1, p_bg = 0.2, k = 1.0 }"#),
+            "links[1].loss.k", N, "unknown field `k`"),
+        case("unknown key in flows[i]", edit("ecn = true", "ecn = true\nburst = 3"),
+            "flows[1].burst", N, "unknown field `burst`"),
+        case("unknown key in nodes[i]", edit(r#"type = "router""#, "type = \"router\"\nasn = 65000"),
+            "nodes[1].asn", N, "unknown field `asn`"),
+        // --- wrong types -----------------------------------------------------------------
+        case("string where a number is expected", edit("p = 0.01", r#"p = "0.01""#),
+            "links[1].loss.p", N, "invalid type: string \"0.01\", expected f64"),
+        case("number where a duration string is expected", edit(r#"delay = "20ms""#, "delay = 20"),
+            "links[1].delay", N, "a bare number is ambiguous here"),
+        case("float where a rate string is expected", edit(r#"rate = "2Mbps""#, "rate = 2e6"),
+            "flows[0].rate", N, "a bare number is not accepted here"),
+        case("bool where a string is expected", edit(r#"name = "cbr1""#, "name = true"),
+            "flows[0].name", N, "invalid type: boolean `true`, expected a string"),
+        case("string where a bool is expected", edit("ecn = true", r#"ecn = "yes""#),
+            "flows[1].ecn", N, "invalid type: string \"yes\", expected a boolean"),
+        case("float where an integer is expected", edit("limit_pkts = 1000", "limit_pkts = 10.5"),
+            "links[0].queue.limit_pkts", N, "invalid type: floating point `10.5`, expected u32"),
+        case("integer where an array of tables is expected",
+            "schema_version = 1\nnodes = 5\n[simulation]\nduration = \"1s\"\n".into(),
+            "nodes", N, "invalid type: integer `5`, expected a sequence"),
+        case("string where the aqm table is expected", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = "droptail""#),
+            "links[1].queue.aqm", N, "invalid type: string \"droptail\", expected a map"),
+        // --- unknown `type` values -------------------------------------------------------
+        case("unknown node type", edit(r#"type = "router""#, r#"type = "switch""#),
+            "nodes[1].type", N, "unknown variant `switch`, expected `host` or `router`"),
+        case("unknown flow type", edit(r#"type = "cbr""#, r#"type = "tcp""#),
+            "flows[0].type", N, "unknown variant `tcp`, expected one of `cbr`, `poisson`, `onoff`"),
+        case("unknown aqm type", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "red" }"#),
+            "links[1].queue.aqm.type", Some("\"red\""), "unknown type; expected one of \"droptail\""),
+        case("unknown loss type", loss(r#"{ type = "burst", p = 0.1 }"#),
+            "links[1].loss.type", Some("\"burst\""), "unknown type; expected one of \"bernoulli\", \"gilbert_elliott\""),
+        case("non-string loss type", loss("{ type = 3, p = 0.1 }"),
+            "links[1].loss.type", Some("3"), "unknown type"),
+        case("missing loss type", loss("{ p = 0.1 }"),
+            "links[1].loss", N, "missing field `type`; expected one of \"bernoulli\", \"gilbert_elliott\""),
+        case("unknown size_dist", edit(r#"size_dist = "exponential""#, r#"size_dist = "pareto""#),
+            "flows[1].size_dist", N, "unknown variant `pareto`, expected `fixed` or `exponential`"),
+        // --- references, names and topology ----------------------------------------------
+        case("link to an unknown node", edit(r#"b = "h2""#, r#"b = "h9""#),
+            "links[1].b", Some("\"h9\""), "no node has this name")
+            .count(4), // and h2 is unreachable for each of the three flows
+        case("flow from an unknown node", edit(r#"src = "h2""#, r#"src = "nowhere""#),
+            "flows[2].src", Some("\"nowhere\""), "no node has this name"),
+        case("flow from a router", edit(r#"src = "h2""#, r#"src = "r1""#),
+            "flows[2].src", Some("\"r1\""), "must be a host"),
+        case("flow to itself", edit(r#"dst = "h1""#, r#"dst = "h2""#),
+            "flows[2].dst", Some("\"h2\""), "must differ from src"),
+        case("flow with no route (disconnected host)",
+            append("[[nodes]]\nname = \"h3\"\ntype = \"host\"\n").replace(
+                "src = \"h1\"\ndst = \"h2\"\npacket_size = 1500",
+                "src = \"h1\"\ndst = \"h3\"\npacket_size = 1500"),
+            "flows[0].dst", Some("\"h3\""), "no route from \"h1\""),
+        case("duplicate node name", append("[[nodes]]\nname = \"r1\"\ntype = \"router\"\n"),
+            "nodes[3].name", Some("\"r1\""), "duplicate node name"),
+        case("duplicate flow name", edit(r#"name = "poi1""#, r#"name = "cbr1""#),
+            "flows[1].name", Some("\"cbr1\""), "duplicate flow name"),
+        case("duplicate link name", edit(r#"name = "bottleneck""#, r#"name = "access""#),
+            "links[1].name", Some("\"access\""), "duplicate link name"),
+        case("name with whitespace", edit(r#"name = "onoff1""#, r#"name = "on off""#),
+            "flows[2].name", Some("\"on off\""), "must be non-empty and use only ASCII letters"),
+        case("empty node name", edit(r#"name = "r1""#, r#"name = """#),
+            "nodes[1].name", Some("\"\""), "must be non-empty")
+            .count(6), // and both links name the missing "r1", so no flow has a route
+        case("self-loop link", edit(r#"b = "r1""#, r#"b = "h1""#),
+            "links[0].b", Some("\"h1\""), "no self-loops")
+            .count(4), // and h1 is cut off, so no flow has a route
+        case("parallel links",
+            append("[[links]]\na = \"r1\"\nb = \"h1\"\nbandwidth = \"1Gbps\"\ndelay = \"1ms\"\nqueue = { limit_pkts = 10 }\n"),
+            "links[2].b", Some("\"h1\""), "links[0] already joins"),
+        case("scenario without nodes",
+            "schema_version = 1\n[simulation]\nduration = \"1s\"\n".into(),
+            "nodes", Some("[]"), "a scenario needs at least one node"),
+        case("node name with '>' (queue names are from->to)", edit(r#"name = "r1""#, r#"name = "r>1""#),
+            "nodes[1].name", Some("\"r>1\""), "use only ASCII letters")
+            .count(6), // and both links name the missing "r1", so no flow has a route
+        case("unnamed link label equal to another link's name",
+            append("[[nodes]]\nname = \"h3\"\ntype = \"host\"\n[[links]]\na = \"r1\"\nb = \"h3\"\nbandwidth = \"1Gbps\"\ndelay = \"1ms\"\nqueue = { limit_pkts = 10 }\n")
+                .replace(r#"name = "access""#, r#"name = "r1-h3""#),
+            "links[2]", Some("\"r1-h3\""), "give one of them a distinct `name`"),
+        case("packet larger than a byte limit on the route", edit(r#"limit_bytes = "150KB""#, r#"limit_bytes = "1400B""#),
+            "flows[0].packet_size", Some("1500"), "exceeds links[1].queue.limit_bytes = 1400 on the route"),
+        case("stop beyond the end of the run", edit(r#"stop = "1500ms""#, r#"stop = "3s""#),
+            "flows[0].stop", Some("\"3s\""), "must be <= simulation.duration = \"2s\""),
+        case("too many time-series samples", edit(r#"sample_interval = "10ms""#, r#"sample_interval = "100ns""#),
+            "simulation.sample_interval", Some("\"100ns\""), "at most 10000000 are recorded"),
+        // --- values that would hang the simulator or overflow its clock ------------------
+        case("pkt_rate too high: zero-ns gaps would stop time", edit("pkt_rate = 300.0", "pkt_rate = 1e12"),
+            "flows[1].pkt_rate", Some("1000000000000"), "in [1e-6, 1e9] packets per second"),
+        case("pkt_rate too low: gaps would overflow the clock", edit("pkt_rate = 300.0", "pkt_rate = 1e-7"),
+            "flows[1].pkt_rate", Some("0.0000001"), "in [1e-6, 1e9] packets per second"),
+        case("poisson rate above 1e9 packets per second",
+            edit("pkt_rate = 300.0", r#"rate = "10Tbps""#),
+            "flows[1].rate", Some("\"10Tbps\""), "gives 1.25e9 packets per second at packet_size = 1000 B"),
+        case("duration beyond 1000000 s", edit(r#"duration = "2s""#, r#"duration = "300000000min""#),
+            "simulation.duration", Some("\"300000000min\""), "must be <= \"1000000s\""),
+        case("link delay beyond 1000000 s", edit(r#"delay = "20ms""#, r#"delay = "1000001s""#),
+            "links[1].delay", Some("\"1000001s\""), "must be <= \"1000000s\""),
+        case("off_time beyond 1000000 s", edit(r#"off_time = "150ms""#, r#"off_time = "300000000min""#),
+            "flows[2].off_time", Some("\"300000000min\""), "must be <= \"1000000s\""),
+        // --- versions, syntax and required fields ----------------------------------------
+        case("unsupported schema_version", edit("schema_version = 1", "schema_version = 2"),
+            "schema_version", Some("2"), "unsupported; this aqmlab reads 1"),
+        case("missing schema_version", edit("schema_version = 1", ""),
+            "", N, "missing field `schema_version`"),
+        case("missing simulation.duration", edit("duration = \"2s\"\n", ""),
+            "simulation", N, "missing field `duration`"),
+        case("missing link delay", edit("delay = \"1ms\"\n", ""),
+            "links[0]", N, "missing field `delay`"),
+        case("TOML syntax error", edit(r#"seed = 7"#, r#"seed = "7"#),
+            "", N, "TOML syntax error"),
+        case("duplicate key (TOML)", edit("seed = 7", "seed = 7\nseed = 8"),
+            "", N, "TOML syntax error"),
+    ]
+}
+
+#[test]
+fn every_invalid_scenario_reports_its_path_value_and_message() {
+    let cases = cases();
+    assert!(cases.len() >= 40, "only {} cases", cases.len());
+    let mut failures = vec![];
+    for c in &cases {
+        if let Some(why) = c.check() {
+            failures.push(format!(
+                "- {} (want {} = {:?}: ..{}..): {why}",
+                c.name,
+                c.path,
+                c.value.unwrap_or(""),
+                c.fragment
+            ));
+        }
+    }
+    if !failures.is_empty() {
+        // The whole table with what each case reports, for debugging.
+        let mut all = String::new();
+        for c in &cases {
+            let got = match load(&c.text) {
+                Ok(_) => "OK".to_string(),
+                Err(e) => e.to_string().replace('\n', "\n      "),
+            };
+            all.push_str(&format!("  {}: {got}\n", c.name));
+        }
+        panic!(
+            "{} of {} invalid-scenario cases failed:\n{}\n\nall cases:\n{all}",
+            failures.len(),
+            cases.len(),
+            failures.join("\n")
+        );
+    }
+}
+
+#[test]
+fn case_names_are_unique() {
+    let mut names: Vec<_> = cases().iter().map(|c| c.name).collect();
+    names.sort();
+    let n = names.len();
+    names.dedup();
+    assert_eq!(names.len(), n, "duplicate case names");
+}
+
+#[test]
+fn the_base_scenario_loads_and_runs() {
+    let s = load(BASE).unwrap_or_else(|e| panic!("base scenario is invalid:\n{e}"));
+    assert_eq!(s.nodes.len(), 3);
+    assert_eq!(s.links.len(), 2);
+    assert_eq!(s.flows.len(), 3);
+    let r = aqmlab_core::run(&s).expect("base scenario runs");
+    assert_eq!(r.flows.len(), 3);
+    assert_eq!(r.queues.len(), 4);
+    for f in &r.flows {
+        assert!(f.sent_pkts > 0, "flow {} sent nothing", f.name);
+        assert!(f.received_pkts > 0, "flow {} received nothing", f.name);
+    }
+    // The canonical echo loads back to the same scenario.
+    assert_eq!(load(&s.to_toml()).expect("echo loads"), s);
+}
+
+#[test]
+fn validation_reports_every_problem_at_once() {
+    let text = BASE
+        .replace(r#"warmup = "200ms""#, r#"warmup = "5s""#)
+        .replace("p = 0.01", "p = 2.0")
+        .replace("limit_pkts = 1000", "limit_pkts = 0")
+        .replace("pkt_rate = 300.0", "pkt_rate = nan")
+        .replace("shape = 1.5", "shape = 0.5")
+        .replace(r#"src = "h2""#, r#"src = "r1""#);
+    let errs = load(&text).expect_err("six problems").0;
+    let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "simulation.warmup",
+            "links[0].queue.limit_pkts",
+            "links[1].loss.p",
+            "flows[1].pkt_rate",
+            "flows[2].src",
+            "flows[2].shape",
+        ],
+        "{errs:#?}"
+    );
+    let shown = ScenarioErrors(errs).to_string();
+    assert!(shown.starts_with("6 problems in the scenario:\n  - simulation.warmup = \"5s\": must be < simulation.duration = \"2s\""), "{shown}");
+}
+
+#[test]
+fn errors_inside_tagged_tables_are_one_line() {
+    // The inner path is spliced into `path`; the message carries no "in `p`" tail.
+    let errs = load(&BASE.replace("p = 0.01", r#"p = "0.01""#))
+        .expect_err("invalid")
+        .0;
+    assert_eq!(
+        errs,
+        [ScenarioError {
+            path: "links[1].loss.p".into(),
+            value: String::new(),
+            message: "invalid type: string \"0.01\", expected f64".into(),
+        }]
+    );
+}
+
+#[test]
+fn parse_errors_stop_at_the_first_problem() {
+    // Serde stops at the first unknown key or wrong type; only validation collects.
+    let text = BASE
+        .replace("seed = 7", "seed = 7\nspeed = 2")
+        .replace("p = 0.01", "p = \"high\"");
+    let errs = load(&text).expect_err("invalid").0;
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert!(
+        ["simulation.speed", "links[1].loss.p"].contains(&errs[0].path.as_str()),
+        "{errs:#?}"
+    );
+}

@@ -165,12 +165,6 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
     OutputQueue::new(limit, bps, aqm, rng)
 }
 
-fn aqm_name(q: &QueueSpec) -> &'static str {
-    match q.aqm {
-        AqmSpec::Droptail => "droptail",
-    }
-}
-
 impl<'a> Simulator<'a> {
     /// Builds the network. The scenario must have passed `validate`.
     pub fn new(s: &'a Scenario) -> Simulator<'a> {
@@ -397,14 +391,16 @@ impl<'a> Simulator<'a> {
     #[inline]
     fn start_tx(&mut self, c: usize) {
         let now = self.now;
-        let ch = &mut self.channels[c];
-        let next = ch.queue.dequeue(&mut self.packets, now, &mut self.scratch);
-        while let Some(d) = self.scratch.pop() {
-            let flow = self.packets.get(d).flow;
-            self.flows[flow as usize].c.dropped_pkts += 1;
-            self.packets.free(d);
+        let mut dropped = std::mem::take(&mut self.scratch);
+        let next = self.channels[c]
+            .queue
+            .dequeue(&mut self.packets, now, &mut dropped);
+        for d in dropped.drain(..) {
+            self.drop_packet(d);
         }
+        self.scratch = dropped;
         let Some(pkt) = next else { return };
+        let ch = &mut self.channels[c];
         let tx = tx_time(self.packets.get(pkt).size, ch.bps);
         ch.busy_until = now + tx;
         ch.active = true;
@@ -544,18 +540,12 @@ impl<'a> Simulator<'a> {
                 let c = q.counters.minus(&q.at_warmup);
                 let lw = &q.level;
                 let so: &LogHistogram = &q.sojourn;
-                let l = &s.links[ch.link as usize];
-                let qspec = if ch.from as usize == s.node_index(&l.a).unwrap_or(0) {
-                    &l.queue
-                } else {
-                    l.reverse_queue.as_ref().unwrap_or(&l.queue)
-                };
                 QueueSummary {
                     name: queue_name(s, ch),
                     link: link_name(s, ch.link as usize),
                     from: s.nodes[ch.from as usize].name.clone(),
                     to: s.nodes[ch.to as usize].name.clone(),
-                    aqm: aqm_name(qspec).to_string(),
+                    aqm: q.aqm.kind().to_string(),
                     arrivals: c.arrivals,
                     enqueued: c.enqueued,
                     dequeued: c.dequeued,

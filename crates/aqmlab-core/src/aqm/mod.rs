@@ -152,6 +152,17 @@ macro_rules! dispatch {
     };
 }
 
+impl AnyAqm {
+    /// The scenario `type` tag of this AQM, for result tables.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AnyAqm::DropTail(_) => "droptail",
+            #[cfg(test)]
+            AnyAqm::Scripted(_) => "scripted",
+        }
+    }
+}
+
 impl Aqm for AnyAqm {
     #[inline]
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {

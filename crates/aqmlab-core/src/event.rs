@@ -21,6 +21,8 @@ pub enum Event {
     Arrive { node: u32, packet: u32 },
     /// A cancellable timer fires (slot, generation).
     Timer { slot: u32, generation: u32 },
+    /// A flow's application stops producing data (TCP; UDP sources know their stop time).
+    FlowStop { flow: u32 },
     /// Periodic time-series sample.
     Sample,
     /// End of the warm-up: statistics restart from here.
@@ -95,6 +97,9 @@ impl EventQueue {
 pub enum TimerOwner {
     /// The AQM of an output queue (channel index).
     Aqm(u32),
+    /// A TCP flow's retransmission timer and its receiver's delayed-ACK timer (flow index).
+    TcpRto(u32),
+    TcpDelAck(u32),
 }
 
 /// A handle to an armed timer; stale after it fires or is cancelled.

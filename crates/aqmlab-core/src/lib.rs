@@ -25,6 +25,7 @@ pub mod rng;
 pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod traffic;
 pub mod units;
 

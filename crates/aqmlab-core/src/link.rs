@@ -21,6 +21,21 @@ pub enum Loss {
         bad: bool,
         rng: Rng,
     },
+    /// Sorted lists of data-packet indices to drop or mark, and the index of the next one.
+    Scripted {
+        drop: Vec<u64>,
+        mark: Vec<u64>,
+        data_index: u64,
+    },
+}
+
+/// What the wire does to a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    Deliver,
+    Lose,
+    /// Set CE (scripted marks only; a Not-ECT packet is delivered unchanged).
+    Mark,
 }
 
 impl Loss {
@@ -41,13 +56,23 @@ impl Loss {
                 bad: false,
                 rng,
             },
+            Some(LossSpec::Scripted { drop, mark }) => {
+                let (mut drop, mut mark) = (drop.clone(), mark.clone());
+                drop.sort_unstable();
+                mark.sort_unstable();
+                Loss::Scripted {
+                    drop,
+                    mark,
+                    data_index: 0,
+                }
+            }
         }
     }
 
-    /// Whether the next packet on the wire is lost.
+    /// The fate of the next packet on the wire; `is_data` is false for TCP ACKs.
     #[inline]
-    pub fn lose(&mut self) -> bool {
-        match self {
+    pub fn fate(&mut self, is_data: bool) -> Fate {
+        let lost = match self {
             Loss::None => false,
             Loss::Bernoulli { p, rng } => rng.bernoulli(*p),
             Loss::GilbertElliott {
@@ -64,6 +89,29 @@ impl Loss {
                 }
                 rng.bernoulli(if *bad { *loss_bad } else { *loss_good })
             }
+            Loss::Scripted {
+                drop,
+                mark,
+                data_index,
+            } => {
+                if !is_data {
+                    return Fate::Deliver;
+                }
+                let k = *data_index;
+                *data_index += 1;
+                if drop.binary_search(&k).is_ok() {
+                    return Fate::Lose;
+                }
+                if mark.binary_search(&k).is_ok() {
+                    return Fate::Mark;
+                }
+                false
+            }
+        };
+        if lost {
+            Fate::Lose
+        } else {
+            Fate::Deliver
         }
     }
 }

@@ -47,8 +47,14 @@ pub struct Packet {
     /// When the source created it, and when it entered its current queue.
     pub created: Time,
     pub enqueued: Time,
-    /// Transport sequence number (packets for UDP).
+    /// Transport sequence number (packets for UDP, segments for TCP).
     pub seq: u64,
+    /// A TCP acknowledgement (travels from the flow's destination back to its source).
+    pub is_ack: bool,
+    /// TCP Congestion Window Reduced flag on data.
+    pub cwr: bool,
+    /// TCP acknowledgement fields (meaningful when `is_ack`).
+    pub ack: crate::tcp::Ack,
 }
 
 /// A slab of packets with a free list: no allocation per packet in steady state.

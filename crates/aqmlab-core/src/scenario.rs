@@ -184,6 +184,19 @@ pub enum LossSpec {
         loss_good: f64,
         loss_bad: f64,
     },
+    /// Deterministic, for tests: the k-th *data* packet (0-based; ACKs are not counted)
+    /// transmitted in each direction is dropped if k is in `drop`, or marked CE if k is in
+    /// `mark` and the packet is ECN-capable (ns-3's ListErrorModel, plus marks).
+    Scripted { drop: Vec<u64>, mark: Vec<u64> },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptedParams {
+    #[serde(default)]
+    drop: Vec<u64>,
+    #[serde(default)]
+    mark: Vec<u64>,
 }
 
 #[derive(Deserialize)]
@@ -209,7 +222,7 @@ struct GilbertParams {
 
 impl<'de> Deserialize<'de> for LossSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (ty, rest) = tagged_table::<D>(d, &["bernoulli", "gilbert_elliott"])?;
+        let (ty, rest) = tagged_table::<D>(d, &["bernoulli", "gilbert_elliott", "scripted"])?;
         match ty.as_str() {
             "bernoulli" => {
                 inner::<BernoulliParams, D::Error>(rest).map(|b| LossSpec::Bernoulli { p: b.p })
@@ -222,9 +235,28 @@ impl<'de> Deserialize<'de> for LossSpec {
                     loss_bad: g.loss_bad,
                 })
             }
+            "scripted" => inner::<ScriptedParams, D::Error>(rest).map(|s| LossSpec::Scripted {
+                drop: s.drop,
+                mark: s.mark,
+            }),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariant {
+    Reno,
+    Newreno,
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DupackResponseSpec {
+    Halve,
+    RetransmitOnly,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,6 +268,8 @@ pub enum FlowKind {
     Poisson,
     /// On/off UDP: CBR at `rate` during on periods.
     Onoff,
+    /// A TCP connection (bulk, or finite with `bytes`).
+    Tcp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -288,6 +322,45 @@ pub struct FlowSpec {
     pub period_dist: Option<PeriodDist>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<f64>,
+    /// TCP (type = "tcp") fields; defaults in `TcpDefaults` (ns-2's, see docs/tcp.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<TcpVariant>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_size: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_timeout: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularity: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_response: Option<DupackResponseSpec>,
+}
+
+/// Defaults of the TCP fields: ns-2.35's (`tcl/lib/ns-default.tcl`), except `max_window`,
+/// whose ns-2 default of 20 segments silently caps throughput on any modern path.
+pub mod tcp_defaults {
+    use crate::units::{Time, NS_PER_SEC};
+    pub const ACK_SIZE: u64 = 40;
+    pub const MAX_WINDOW: u32 = 10_000;
+    pub const INITIAL_CWND: f64 = 2.0;
+    pub const DELACK_TIMEOUT: Time = NS_PER_SEC / 10;
+    pub const MIN_RTO: Time = NS_PER_SEC / 5;
+    pub const INITIAL_RTO: Time = 3 * NS_PER_SEC;
+    pub const MAX_RTO: Time = 60 * NS_PER_SEC;
+    pub const GRANULARITY: Time = NS_PER_SEC / 100;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -588,6 +661,7 @@ impl Validator {
             match &l.loss {
                 None => {}
                 Some(LossSpec::Bernoulli { p: q }) => self.probability(format!("{p}.loss.p"), *q),
+                Some(LossSpec::Scripted { .. }) => {}
                 Some(LossSpec::GilbertElliott {
                     p_gb,
                     p_bg,
@@ -714,6 +788,7 @@ impl Validator {
             FlowKind::Cbr => "cbr",
             FlowKind::Poisson => "poisson",
             FlowKind::Onoff => "onoff",
+            FlowKind::Tcp => "tcp",
         };
         let present = [
             ("rate", f.rate.is_some()),
@@ -723,11 +798,37 @@ impl Validator {
             ("off_time", f.off_time.is_some()),
             ("period_dist", f.period_dist.is_some()),
             ("shape", f.shape.is_some()),
+            ("variant", f.variant.is_some()),
+            ("bytes", f.bytes.is_some()),
+            ("ack_size", f.ack_size.is_some()),
+            ("max_window", f.max_window.is_some()),
+            ("initial_cwnd", f.initial_cwnd.is_some()),
+            ("delayed_ack", f.delayed_ack.is_some()),
+            ("delack_timeout", f.delack_timeout.is_some()),
+            ("min_rto", f.min_rto.is_some()),
+            ("initial_rto", f.initial_rto.is_some()),
+            ("max_rto", f.max_rto.is_some()),
+            ("granularity", f.granularity.is_some()),
+            ("dupack_response", f.dupack_response.is_some()),
         ];
         let allowed: &[&str] = match f.kind {
             FlowKind::Cbr => &["rate"],
             FlowKind::Poisson => &["rate", "pkt_rate", "size_dist"],
             FlowKind::Onoff => &["rate", "on_time", "off_time", "period_dist", "shape"],
+            FlowKind::Tcp => &[
+                "variant",
+                "bytes",
+                "ack_size",
+                "max_window",
+                "initial_cwnd",
+                "delayed_ack",
+                "delack_timeout",
+                "min_rto",
+                "initial_rto",
+                "max_rto",
+                "granularity",
+                "dupack_response",
+            ],
         };
         for (field, is) in present {
             if is && !allowed.contains(&field) {
@@ -756,6 +857,7 @@ impl Validator {
             }
         }
         match f.kind {
+            FlowKind::Tcp => self.tcp_fields(p, f),
             FlowKind::Cbr => required(self, "rate", f.rate.is_some()),
             FlowKind::Poisson => match (f.rate, f.pkt_rate) {
                 (Some(_), Some(_)) => self.err(
@@ -826,6 +928,81 @@ impl Validator {
                     _ => {}
                 }
             }
+        }
+    }
+
+    fn tcp_fields(&mut self, p: &str, f: &FlowSpec) {
+        use tcp_defaults as d;
+        if let Some(b) = f.bytes {
+            if b.0 == 0 {
+                self.err(
+                    format!("{p}.bytes"),
+                    0,
+                    "must be at least 1 (omit it for a bulk transfer)",
+                );
+            }
+        }
+        if let Some(a) = f.ack_size {
+            if a.0 == 0 || a.0 > MAX_PACKET {
+                self.err(
+                    format!("{p}.ack_size"),
+                    a.0,
+                    format!("must be in [1, {MAX_PACKET}] bytes"),
+                );
+            }
+        }
+        if f.max_window == Some(0) {
+            self.err(format!("{p}.max_window"), 0, "must be at least 1 segment");
+        }
+        if let Some(w) = f.initial_cwnd {
+            if !(w.is_finite() && w >= 1.0) {
+                self.err(
+                    format!("{p}.initial_cwnd"),
+                    w,
+                    "must be a finite number >= 1 (segments)",
+                );
+            }
+        }
+        if f.delack_timeout.is_some() && f.delayed_ack != Some(true) {
+            self.err(
+                format!("{p}.delack_timeout"),
+                "",
+                "only used with delayed_ack = true",
+            );
+        }
+        if f.delack_timeout == Some(Duration(0)) {
+            self.err(format!("{p}.delack_timeout"), "\"0ns\"", "must be > 0");
+        }
+        let min_rto = f.min_rto.map_or(d::MIN_RTO, |x| x.0);
+        let max_rto = f.max_rto.map_or(d::MAX_RTO, |x| x.0);
+        let initial_rto = f.initial_rto.map_or(d::INITIAL_RTO, |x| x.0);
+        for (field, v) in [
+            ("min_rto", f.min_rto),
+            ("initial_rto", f.initial_rto),
+            ("max_rto", f.max_rto),
+            ("granularity", f.granularity),
+        ] {
+            if let Some(v) = v {
+                self.time_at_most(format!("{p}.{field}"), v);
+                if v.0 == 0 && field != "granularity" {
+                    self.err(format!("{p}.{field}"), "\"0ns\"", "must be > 0");
+                }
+            }
+        }
+        let fmt = crate::units::format_time;
+        if min_rto > max_rto {
+            self.err(
+                format!("{p}.min_rto"),
+                format!("\"{}\"", fmt(min_rto)),
+                format!("must be <= max_rto = \"{}\"", fmt(max_rto)),
+            );
+        }
+        if initial_rto > max_rto {
+            self.err(
+                format!("{p}.initial_rto"),
+                format!("\"{}\"", fmt(initial_rto)),
+                format!("must be <= max_rto = \"{}\"", fmt(max_rto)),
+            );
         }
     }
 

@@ -5,14 +5,20 @@
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
 use crate::aqm::{AnyAqm, Aqm, DropTail, Reason, NUM_REASONS};
-use crate::event::{Event, EventQueue, TimerOwner, Timers};
-use crate::link::{Channel, Loss};
+use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
+use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
 use crate::queue::{Admission, Limit, OutputQueue};
 use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
-use crate::scenario::{AqmSpec, FlowKind, QueueSpec, Scenario, ScenarioErrors};
+use crate::scenario::{
+    AqmSpec, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario, ScenarioErrors,
+    TcpVariant,
+};
+use crate::tcp::{
+    Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
+};
 use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};
 
@@ -50,11 +56,33 @@ impl FlowCounters {
     }
 }
 
+/// A TCP connection's two ends and their timers.
+struct TcpState {
+    sender: Sender,
+    receiver: Receiver,
+    /// The scheduled timer event and its time (at most one of each kind is pending).
+    rto_timer: Option<(TimerHandle, Time)>,
+    delack_timer: Option<(TimerHandle, Time)>,
+    ecn: bool,
+    ack_size: u32,
+    start: Time,
+    stats_at_warmup: SenderStats,
+    delivered_at_warmup: u64,
+    ce_at_warmup: u64,
+}
+
 #[derive(Default)]
 struct FlowState {
+    /// Data packets (source → destination) and TCP ACKs (destination → source).
     c: FlowCounters,
+    acks: FlowCounters,
     at_warmup: FlowCounters,
+    acks_at_warmup: FlowCounters,
     delay_max_ns: u64,
+    src: u32,
+    dst: u32,
+    size: u32,
+    tcp: Option<Box<TcpState>>,
 }
 
 /// Per-queue summary over the measurement window (after warm-up).
@@ -105,6 +133,20 @@ pub struct FlowSummary {
     pub loss_rate: f64,
     pub mean_delay_s: f64,
     pub max_delay_s: f64,
+    /// All data bytes received per second, duplicates included.
+    pub throughput_bps: f64,
+    /// TCP only (0 for UDP): retransmitted segments, timeouts, fast recoveries entered,
+    /// window reductions for ECN, CE marks seen by the receiver, ACKs sent and lost.
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reactions: u64,
+    pub marks_received: u64,
+    pub acks_sent: u64,
+    pub acks_lost: u64,
+    /// Finite TCP transfers: from start to the last segment acknowledged (None if it did
+    /// not complete, or is not a finite TCP transfer).
+    pub completion_time_s: Option<f64>,
 }
 
 /// One sampled column of a queue's time series.
@@ -143,9 +185,11 @@ pub struct Simulator<'a> {
     packets: PacketArena,
     routes: Routes,
     channels: Vec<Channel>,
-    sources: Vec<Source>,
+    /// The UDP source of each flow (None for TCP flows).
+    sources: Vec<Option<Source>>,
     flows: Vec<FlowState>,
     scratch: Vec<u32>,
+    segments: Vec<Segment>,
     ts: TimeSeries,
     /// Index into `ts.series` of each channel's first column.
     ts_base: Vec<usize>,
@@ -204,18 +248,27 @@ impl<'a> Simulator<'a> {
             }
         }
         let end = s.simulation.duration.0;
-        let sources = s
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let src = s.node_index(&f.src).expect("validated") as u32;
-                let dst = s.node_index(&f.dst).expect("validated") as u32;
-                let stop = f.stop.map(|d| d.0.min(end)).unwrap_or(end);
+        let mut sources = vec![];
+        let mut flows = vec![];
+        for (i, f) in s.flows.iter().enumerate() {
+            let src = s.node_index(&f.src).expect("validated") as u32;
+            let dst = s.node_index(&f.dst).expect("validated") as u32;
+            let stop = f.stop.map(|d| d.0.min(end)).unwrap_or(end);
+            let mut state = FlowState {
+                src,
+                dst,
+                size: f.packet_size.0 as u32,
+                ..Default::default()
+            };
+            if f.kind == FlowKind::Tcp {
+                sources.push(None);
+                state.tcp = Some(Box::new(tcp_state(f)));
+            } else {
                 let rng = Rng::for_component(seed, run, &format!("flows/{}", f.name));
-                Source::new(f, i as u32, src, dst, stop, rng)
-            })
-            .collect();
+                sources.push(Some(Source::new(f, i as u32, src, dst, stop, rng)));
+            }
+            flows.push(state);
+        }
         let mut ts = TimeSeries::default();
         let mut ts_base = vec![];
         for ch in &channels {
@@ -245,8 +298,9 @@ impl<'a> Simulator<'a> {
             routes: Routes::build(s),
             channels,
             sources,
-            flows: (0..s.flows.len()).map(|_| FlowState::default()).collect(),
+            flows,
             scratch: vec![],
+            segments: vec![],
             ts,
             ts_base,
             metric_buf: vec![],
@@ -257,9 +311,22 @@ impl<'a> Simulator<'a> {
     /// Runs to the end and returns the results, after checking conservation.
     pub fn run(mut self) -> Result<RunResults, SimError> {
         for i in 0..self.sources.len() {
-            let t = self.sources[i].first();
-            if t < self.sources[i].stop {
-                self.events.schedule(t, Event::Send { source: i as u32 });
+            match &mut self.sources[i] {
+                Some(src) => {
+                    let t = src.first();
+                    if t < src.stop {
+                        self.events.schedule(t, Event::Send { source: i as u32 });
+                    }
+                }
+                None => {
+                    let f = &self.scenario.flows[i];
+                    self.events
+                        .schedule(f.start.0, Event::Send { source: i as u32 });
+                    if let Some(stop) = f.stop {
+                        self.events
+                            .schedule(stop.0, Event::FlowStop { flow: i as u32 });
+                    }
+                }
             }
         }
         for c in 0..self.channels.len() {
@@ -291,6 +358,8 @@ impl<'a> Simulator<'a> {
                 }
                 Event::Arrive { node, packet } => self.forward(node as usize, packet),
                 Event::Timer { slot, generation } => match self.timers.fire(slot, generation) {
+                    Some(TimerOwner::TcpRto(f)) => self.on_rto_timer(f as usize),
+                    Some(TimerOwner::TcpDelAck(f)) => self.on_delack_timer(f as usize),
                     Some(TimerOwner::Aqm(c)) => {
                         let q = &mut self.channels[c as usize].queue;
                         let view = q.view();
@@ -300,6 +369,11 @@ impl<'a> Simulator<'a> {
                     }
                     None => self.processed -= 1,
                 },
+                Event::FlowStop { flow } => {
+                    if let Some(tcp) = &mut self.flows[flow as usize].tcp {
+                        tcp.sender.stop();
+                    }
+                }
                 Event::Sample => self.on_sample(),
                 Event::WarmupEnd => self.restart_measurement(),
             }
@@ -311,7 +385,9 @@ impl<'a> Simulator<'a> {
     #[inline]
     fn on_send(&mut self, i: usize) {
         let now = self.now;
-        let src = &mut self.sources[i];
+        let Some(src) = &mut self.sources[i] else {
+            return self.tcp_start(i);
+        };
         let size = src.packet_size();
         let (flow, from, dst, ecn) = (src.flow, src.src, src.dst, src.ecn);
         let seq = self.flows[flow as usize].c.sent_pkts;
@@ -328,7 +404,7 @@ impl<'a> Simulator<'a> {
         let f = &mut self.flows[flow as usize].c;
         f.sent_pkts += 1;
         f.sent_bytes += size as u64;
-        if let Some(t) = self.sources[i].next(now) {
+        if let Some(t) = self.sources[i].as_mut().and_then(|s| s.next(now)) {
             self.events.schedule(t, Event::Send { source: i as u32 });
         }
         self.forward(from as usize, pkt);
@@ -348,20 +424,176 @@ impl<'a> Simulator<'a> {
     #[inline]
     fn deliver(&mut self, pkt: u32) {
         let p = *self.packets.get(pkt);
-        let delay = self.now - p.created;
+        self.packets.free(pkt);
         let f = &mut self.flows[p.flow as usize];
+        if p.is_ack {
+            f.acks.recv_pkts += 1;
+            f.acks.recv_bytes += p.size as u64;
+            return self.tcp_on_ack(p.flow as usize, &p.ack);
+        }
+        let delay = self.now - p.created;
         f.c.recv_pkts += 1;
         f.c.recv_bytes += p.size as u64;
         f.c.delay_sum_ns += delay as u128;
         f.delay_max_ns = f.delay_max_ns.max(delay);
-        self.packets.free(pkt);
+        if f.tcp.is_some() {
+            self.tcp_on_data(p.flow as usize, &p);
+        }
+    }
+
+    #[inline]
+    fn counters(&mut self, p: &Packet) -> &mut FlowCounters {
+        let f = &mut self.flows[p.flow as usize];
+        if p.is_ack {
+            &mut f.acks
+        } else {
+            &mut f.c
+        }
     }
 
     #[inline]
     fn drop_packet(&mut self, pkt: u32) {
-        let flow = self.packets.get(pkt).flow;
-        self.flows[flow as usize].c.dropped_pkts += 1;
+        let p = *self.packets.get(pkt);
+        self.counters(&p).dropped_pkts += 1;
         self.packets.free(pkt);
+    }
+
+    // --- TCP: the pure sender/receiver state machines, wired to packets and timers -------
+
+    fn tcp_start(&mut self, f: usize) {
+        let mut segs = std::mem::take(&mut self.segments);
+        if let Some(tcp) = &mut self.flows[f].tcp {
+            tcp.sender.start(self.now, &mut segs);
+        }
+        self.tcp_emit(f, &mut segs);
+        self.segments = segs;
+    }
+
+    fn tcp_on_ack(&mut self, f: usize, ack: &Ack) {
+        let mut segs = std::mem::take(&mut self.segments);
+        if let Some(tcp) = &mut self.flows[f].tcp {
+            tcp.sender.on_ack(ack, self.now, &mut segs);
+        }
+        self.tcp_emit(f, &mut segs);
+        self.segments = segs;
+    }
+
+    fn tcp_on_data(&mut self, f: usize, p: &Packet) {
+        let now = self.now;
+        let Some(tcp) = &mut self.flows[f].tcp else {
+            return;
+        };
+        let ack = tcp.receiver.on_data(p.seq, p.ecn == Ecn::Ce, p.cwr, now);
+        if let Some(ack) = ack {
+            self.tcp_send_ack(f, ack);
+        }
+        self.tcp_sync_timers(f);
+    }
+
+    fn on_rto_timer(&mut self, f: usize) {
+        let now = self.now;
+        let mut segs = std::mem::take(&mut self.segments);
+        if let Some(tcp) = &mut self.flows[f].tcp {
+            tcp.rto_timer = None;
+            tcp.sender.on_timeout(now, &mut segs);
+        }
+        self.tcp_emit(f, &mut segs);
+        self.segments = segs;
+    }
+
+    fn on_delack_timer(&mut self, f: usize) {
+        let now = self.now;
+        let Some(tcp) = &mut self.flows[f].tcp else {
+            return;
+        };
+        tcp.delack_timer = None;
+        if let Some(ack) = tcp.receiver.on_delack_timer(now) {
+            self.tcp_send_ack(f, ack);
+        }
+        self.tcp_sync_timers(f);
+    }
+
+    /// Puts the sender's segments on the wire and re-arms its timer.
+    fn tcp_emit(&mut self, f: usize, segs: &mut Vec<Segment>) {
+        let now = self.now;
+        let st = &self.flows[f];
+        let (src, dst, size) = (st.src, st.dst, st.size);
+        let ecn = st.tcp.as_ref().is_some_and(|t| t.ecn);
+        for seg in segs.drain(..) {
+            let pkt = self.packets.alloc(Packet {
+                flow: f as u32,
+                src,
+                dst,
+                size,
+                // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+                ecn: if ecn && !seg.retransmit {
+                    Ecn::Ect0
+                } else {
+                    Ecn::NotEct
+                },
+                created: now,
+                seq: seg.seq,
+                cwr: seg.cwr,
+                ..Default::default()
+            });
+            let c = &mut self.flows[f].c;
+            c.sent_pkts += 1;
+            c.sent_bytes += size as u64;
+            self.forward(src as usize, pkt);
+        }
+        self.tcp_sync_timers(f);
+    }
+
+    fn tcp_send_ack(&mut self, f: usize, ack: Ack) {
+        let st = &mut self.flows[f];
+        let Some(tcp) = &st.tcp else { return };
+        let size = tcp.ack_size;
+        let (from, to) = (st.dst, st.src);
+        st.acks.sent_pkts += 1;
+        st.acks.sent_bytes += size as u64;
+        let pkt = self.packets.alloc(Packet {
+            flow: f as u32,
+            src: from,
+            dst: to,
+            size,
+            created: self.now,
+            seq: ack.ack,
+            is_ack: true,
+            ack,
+            ..Default::default()
+        });
+        self.forward(from as usize, pkt);
+    }
+
+    /// Keeps one timer event per pending deadline: re-arming is needed only when a
+    /// deadline moves earlier; a later one is honoured when the earlier event fires.
+    fn tcp_sync_timers(&mut self, f: usize) {
+        let Some(tcp) = &mut self.flows[f].tcp else {
+            return;
+        };
+        for (want, slot, owner) in [
+            (
+                tcp.sender.rto_deadline,
+                &mut tcp.rto_timer,
+                TimerOwner::TcpRto(f as u32),
+            ),
+            (
+                tcp.receiver.delack_deadline,
+                &mut tcp.delack_timer,
+                TimerOwner::TcpDelAck(f as u32),
+            ),
+        ] {
+            let Some(d) = want else { continue };
+            match *slot {
+                Some((_, at)) if at <= d => {}
+                other => {
+                    if let Some((h, _)) = other {
+                        self.timers.cancel(h);
+                    }
+                    *slot = Some((self.timers.arm(&mut self.events, d, owner), d));
+                }
+            }
+        }
     }
 
     #[inline]
@@ -410,10 +642,14 @@ impl<'a> Simulator<'a> {
         if hi > lo {
             ch.queue.busy_ns += hi - lo;
         }
-        if ch.loss.lose() {
+        let fate = ch.loss.fate(!self.packets.get(pkt).is_ack);
+        if fate == Fate::Mark && self.packets.get(pkt).ecn.is_ect() {
+            self.packets.get_mut(pkt).ecn = Ecn::Ce;
+        }
+        if fate == Fate::Lose {
             ch.lost += 1;
-            let flow = self.packets.get(pkt).flow;
-            self.flows[flow as usize].c.lost_pkts += 1;
+            let p = *self.packets.get(pkt);
+            self.counters(&p).lost_pkts += 1;
             self.packets.free(pkt);
         } else {
             let to = ch.to;
@@ -446,7 +682,13 @@ impl<'a> Simulator<'a> {
         }
         for f in &mut self.flows {
             f.at_warmup = f.c;
+            f.acks_at_warmup = f.acks;
             f.delay_max_ns = 0;
+            if let Some(t) = &mut f.tcp {
+                t.stats_at_warmup = t.sender.stats;
+                t.delivered_at_warmup = t.receiver.delivered;
+                t.ce_at_warmup = t.receiver.ce_received;
+            }
         }
     }
 
@@ -482,11 +724,12 @@ impl<'a> Simulator<'a> {
             }
         }
         // Every live packet is either waiting in a queue or on a wire (a pending Arrive).
-        let mut in_flight = vec![0u64; self.flows.len()];
+        // In flight per flow: [data, acks].
+        let mut in_flight = vec![[0u64; 2]; self.flows.len()];
         for p in self.packets.live() {
-            in_flight[p.flow as usize] += 1;
+            in_flight[p.flow as usize][p.is_ack as usize] += 1;
         }
-        let live: u64 = in_flight.iter().sum();
+        let live: u64 = in_flight.iter().map(|x| x[0] + x[1]).sum();
         let waiting: u64 = self
             .channels
             .iter()
@@ -500,19 +743,20 @@ impl<'a> Simulator<'a> {
         }
         let mut sent = 0;
         for (i, f) in self.flows.iter().enumerate() {
-            let c = &f.c;
-            sent += c.sent_pkts;
-            let rhs = c.recv_pkts + c.dropped_pkts + c.lost_pkts + in_flight[i];
-            if c.sent_pkts != rhs {
-                return fail(format!(
-                    "flow {}: sent {} != received {} + dropped {} + lost {} + in flight {}",
-                    self.scenario.flows[i].name,
-                    c.sent_pkts,
-                    c.recv_pkts,
-                    c.dropped_pkts,
-                    c.lost_pkts,
-                    in_flight[i]
-                ));
+            for (k, (c, what)) in [(&f.c, "data"), (&f.acks, "ack")].into_iter().enumerate() {
+                sent += c.sent_pkts;
+                let rhs = c.recv_pkts + c.dropped_pkts + c.lost_pkts + in_flight[i][k];
+                if c.sent_pkts != rhs {
+                    return fail(format!(
+                        "flow {} ({what} packets): sent {} != received {} + dropped {} + lost {} + in flight {}",
+                        self.scenario.flows[i].name,
+                        c.sent_pkts,
+                        c.recv_pkts,
+                        c.dropped_pkts,
+                        c.lost_pkts,
+                        in_flight[i][k]
+                    ));
+                }
             }
         }
         if sent != self.packets.created() {
@@ -580,12 +824,35 @@ impl<'a> Simulator<'a> {
             .map(|(i, f)| {
                 let spec = &s.flows[i];
                 let c = f.c.minus(&f.at_warmup);
+                let a = f.acks.minus(&f.acks_at_warmup);
+                let (tcp_stats, unique, marks, completion) = match &f.tcp {
+                    Some(tcp) => {
+                        let st = tcp.sender.stats;
+                        let w = tcp.stats_at_warmup;
+                        (
+                            SenderStats {
+                                segments_sent: st.segments_sent - w.segments_sent,
+                                retransmits: st.retransmits - w.retransmits,
+                                timeouts: st.timeouts - w.timeouts,
+                                fast_recoveries: st.fast_recoveries - w.fast_recoveries,
+                                ecn_reactions: st.ecn_reactions - w.ecn_reactions,
+                                rtt_samples: st.rtt_samples - w.rtt_samples,
+                                completed_at: st.completed_at,
+                            },
+                            (tcp.receiver.delivered - tcp.delivered_at_warmup) * f.size as u64,
+                            tcp.receiver.ce_received - tcp.ce_at_warmup,
+                            st.completed_at.map(|d| secs(d - tcp.start)),
+                        )
+                    }
+                    None => (SenderStats::default(), c.recv_bytes, 0, None),
+                };
                 FlowSummary {
                     name: spec.name.clone(),
                     kind: match spec.kind {
                         FlowKind::Cbr => "cbr",
                         FlowKind::Poisson => "poisson",
                         FlowKind::Onoff => "onoff",
+                        FlowKind::Tcp => "tcp",
                     }
                     .into(),
                     src: spec.src.clone(),
@@ -596,7 +863,17 @@ impl<'a> Simulator<'a> {
                     received_bytes: c.recv_bytes,
                     dropped_pkts: c.dropped_pkts,
                     lost_pkts: c.lost_pkts,
-                    goodput_bps: c.recv_bytes as f64 * 8.0 / t,
+                    // Non-duplicate data delivered (for UDP every packet received is new).
+                    goodput_bps: unique as f64 * 8.0 / t,
+                    throughput_bps: c.recv_bytes as f64 * 8.0 / t,
+                    retransmits: tcp_stats.retransmits,
+                    timeouts: tcp_stats.timeouts,
+                    fast_recoveries: tcp_stats.fast_recoveries,
+                    ecn_reactions: tcp_stats.ecn_reactions,
+                    marks_received: marks,
+                    acks_sent: a.sent_pkts,
+                    acks_lost: a.dropped_pkts + a.lost_pkts,
+                    completion_time_s: completion,
                     loss_rate: if c.sent_pkts == 0 {
                         f64::NAN
                     } else {
@@ -623,6 +900,47 @@ impl<'a> Simulator<'a> {
             packets: self.packets.created(),
             measured_s: t,
         })
+    }
+}
+
+fn tcp_state(f: &FlowSpec) -> TcpState {
+    use crate::scenario::tcp_defaults as d;
+    let seg = f.packet_size.0;
+    let cfg = SenderConfig {
+        variant: match f.variant.unwrap_or(TcpVariant::Newreno) {
+            TcpVariant::Reno => Variant::Reno,
+            TcpVariant::Newreno => Variant::NewReno,
+            TcpVariant::Sack => Variant::Sack,
+        },
+        ecn: f.ecn,
+        dupack_response: match f.dupack_response.unwrap_or(DupackResponseSpec::Halve) {
+            DupackResponseSpec::Halve => DupackResponse::Halve,
+            DupackResponseSpec::RetransmitOnly => DupackResponse::RetransmitOnly,
+        },
+        max_window: f.max_window.unwrap_or(d::MAX_WINDOW),
+        initial_cwnd: f.initial_cwnd.unwrap_or(d::INITIAL_CWND),
+        // ns-2 starts ssthresh at window_; any value >= the window cap means "no limit".
+        initial_ssthresh: f.max_window.unwrap_or(d::MAX_WINDOW) as f64,
+        dupthresh: 3,
+        min_rto: f.min_rto.map_or(d::MIN_RTO, |x| x.0),
+        initial_rto: f.initial_rto.map_or(d::INITIAL_RTO, |x| x.0),
+        max_rto: f.max_rto.map_or(d::MAX_RTO, |x| x.0),
+        granularity: f.granularity.map_or(d::GRANULARITY, |x| x.0),
+        segments: f.bytes.map(|b| b.0.div_ceil(seg)),
+    };
+    let delack =
+        (f.delayed_ack == Some(true)).then(|| f.delack_timeout.map_or(d::DELACK_TIMEOUT, |x| x.0));
+    TcpState {
+        sender: Sender::new(cfg),
+        receiver: Receiver::new(f.variant == Some(TcpVariant::Sack), delack),
+        rto_timer: None,
+        delack_timer: None,
+        ecn: f.ecn,
+        ack_size: f.ack_size.map_or(d::ACK_SIZE, |x| x.0) as u32,
+        start: f.start.0,
+        stats_at_warmup: SenderStats::default(),
+        delivered_at_warmup: 0,
+        ce_at_warmup: 0,
     }
 }
 

@@ -61,6 +61,7 @@ impl Source {
                     exp_sizes: f.size_dist == Some(SizeDist::Exponential),
                 }
             }
+            FlowKind::Tcp => unreachable!("TCP flows have no open-loop source"),
             FlowKind::Onoff => Pattern::OnOff {
                 bits_ns,
                 bps,

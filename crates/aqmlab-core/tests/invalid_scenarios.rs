@@ -319,8 +319,8 @@ fn cases() -> Vec<Case> {
         // --- unknown `type` values -------------------------------------------------------
         case("unknown node type", edit(r#"type = "router""#, r#"type = "switch""#),
             "nodes[1].type", N, "unknown variant `switch`, expected `host` or `router`"),
-        case("unknown flow type", edit(r#"type = "cbr""#, r#"type = "tcp""#),
-            "flows[0].type", N, "unknown variant `tcp`, expected one of `cbr`, `poisson`, `onoff`"),
+        case("unknown flow type", edit(r#"type = "cbr""#, r#"type = "quic""#),
+            "flows[0].type", N, "unknown variant `quic`, expected one of `cbr`, `poisson`, `onoff`, `tcp`"),
         case("unknown aqm type", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "red" }"#),
             "links[1].queue.aqm.type", Some("\"red\""), "unknown type; expected one of \"droptail\""),
         case("unknown loss type", loss(r#"{ type = "burst", p = 0.1 }"#),

@@ -167,6 +167,15 @@ fn to_python<'py>(
     fcol!(loss_rate);
     fcol!(mean_delay_s);
     fcol!(max_delay_s);
+    fcol!(throughput_bps);
+    fcol!(retransmits);
+    fcol!(timeouts);
+    fcol!(fast_recoveries);
+    fcol!(ecn_reactions);
+    fcol!(marks_received);
+    fcol!(acks_sent);
+    fcol!(acks_lost);
+    fcol!(completion_time_s);
 
     let dist = PyDict::new(py);
     let (mut dq, mut dn, mut dp) = (vec![], vec![], vec![]);

@@ -196,6 +196,142 @@ def onoff(
     )
 
 
+def tcp(
+    name: str,
+    src: str,
+    dst: str,
+    *,
+    packet_size: int | str = 1000,
+    variant: str | None = None,
+    ecn: bool | None = None,
+    bytes: int | str | None = None,
+    start: str | None = None,
+    stop: str | None = None,
+    max_window: int | None = None,
+    initial_cwnd: float | None = None,
+    delayed_ack: bool | None = None,
+    delack_timeout: str | None = None,
+    min_rto: str | None = None,
+    initial_rto: str | None = None,
+    max_rto: str | None = None,
+    granularity: str | None = None,
+    dupack_response: str | None = None,
+    ack_size: int | str | None = None,
+) -> dict[str, Any]:
+    """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer.
+
+    ``variant`` is "reno", "newreno" (default) or "sack"; ``dupack_response`` "halve"
+    (default) or "retransmit_only" (the REM paper's wireless NewReno). Unset timer and
+    window fields take ns-2's defaults (docs/tcp.md)."""
+    return _flow(
+        "tcp",
+        name,
+        src,
+        dst,
+        packet_size,
+        variant=variant,
+        ecn=ecn,
+        bytes=bytes,
+        start=start,
+        stop=stop,
+        max_window=max_window,
+        initial_cwnd=initial_cwnd,
+        delayed_ack=delayed_ack,
+        delack_timeout=delack_timeout,
+        min_rto=min_rto,
+        initial_rto=initial_rto,
+        max_rto=max_rto,
+        granularity=granularity,
+        dupack_response=dupack_response,
+        ack_size=ack_size,
+    )
+
+
+def _ns(seconds: float) -> str:
+    """Seconds as an exact duration string (whole nanoseconds)."""
+    return f"{round(seconds * 1e9)}ns"
+
+
+def staged(
+    template: Mapping[str, Any],
+    *,
+    pairs: Iterable[tuple[str, str]],
+    per_stage: int,
+    every: float,
+    first: float = 0.0,
+    spread: float = 0.0,
+) -> list[dict[str, Any]]:
+    """Staged arrivals: ``per_stage`` new flows every ``every`` seconds, starting at
+    ``first`` (the REM paper: 20 users, +20 every 50 s). Flow k uses ``pairs[k]`` as its
+    (src, dst) and is named ``<template name>.<k>``; flows of one stage start ``spread``
+    seconds apart, so that a stage does not start in lock step."""
+    out = []
+    base = template["name"]
+    for k, (src, dst) in enumerate(pairs):
+        stage, pos = divmod(k, per_stage)
+        f = dict(template)
+        f.update(name=f"{base}.{k}", src=src, dst=dst)
+        f["start"] = _ns(first + stage * every + pos * spread)
+        out.append(f)
+    return out
+
+
+def random_sessions(
+    template: Mapping[str, Any],
+    *,
+    count: int,
+    sources: list[str],
+    sinks: list[str],
+    start: tuple[str, float, float],
+    duration: tuple[str, float, float] | None = None,
+    horizon: float,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Random sessions: each draws its source and sink host uniformly (never equal), a
+    start time and a duration from the given distributions, with its own numpy PCG64
+    stream of ``seed`` (the same seed gives the same sessions).
+
+    Distributions are ``("uniform", low, high)`` or ``("exponential", mean, offset)`` in
+    seconds; for ``start``, "exponential" draws inter-arrival times (a Poisson process from
+    ``offset``). Sessions starting at or after ``horizon`` (the run's duration, in seconds)
+    are dropped; a session's stop is capped at the horizon by omitting it."""
+    import numpy as np
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    out: list[dict[str, Any]] = []
+    t = start[2] if start[0] == "exponential" else 0.0
+
+    def draw(d: tuple[str, float, float]) -> float:
+        kind, a, b = d
+        if kind == "uniform":
+            return float(rng.uniform(a, b))
+        if kind == "exponential":
+            return float(rng.exponential(a))
+        raise _error("start/duration", kind, 'distribution must be "uniform" or "exponential"')
+
+    for k in range(count):
+        src = sources[int(rng.integers(len(sources)))]
+        choices = [h for h in sinks if h != src]
+        if not choices:
+            raise _error("sinks", sinks, f"needs a host other than {src!r}")
+        dst = choices[int(rng.integers(len(choices)))]
+        if start[0] == "exponential":
+            t += draw(start)
+            begin = t
+        else:
+            begin = draw(start)
+        if begin >= horizon:
+            continue
+        f = dict(template)
+        f.update(name=f"{template['name']}.{k}", src=src, dst=dst, start=_ns(begin))
+        if duration is not None:
+            end = begin + (duration[2] if duration[0] == "exponential" else 0.0) + draw(duration)
+            if end < horizon:
+                f["stop"] = _ns(end)
+        out.append(f)
+    return out
+
+
 def example(duration: str = "30s", warmup: str = "5s") -> Scenario:
     """The built-in example network (scenarios/example.toml): a dumbbell of three UDP
     sources (CBR, Poisson with exponential sizes, Pareto on/off) sharing a 10 Mb/s, 20 ms
@@ -329,7 +465,10 @@ __all__ = [
     "onoff",
     "poisson",
     "queue",
+    "random_sessions",
     "router",
     "scenario",
+    "staged",
+    "tcp",
     "to_toml",
 ]

@@ -1,0 +1,92 @@
+"""TCP flows from Python: builder schema, staged arrivals, random sessions."""
+
+import aqmlab
+from aqmlab import scenario as sc
+
+
+def dumbbell(flows, duration="20s"):
+    hosts = sorted({f["src"] for f in flows} | {f["dst"] for f in flows})
+    nodes = [sc.router("r0"), sc.router("r1"), *(sc.host(h) for h in hosts)]
+    links = [sc.link("r0", "r1", bandwidth="10Mbps", delay="20ms", queue=sc.queue(limit_pkts=50))]
+    for h in hosts:
+        r = "r0" if h.startswith("s") else "r1"
+        links.append(
+            sc.link(h, r, bandwidth="100Mbps", delay="1ms", queue=sc.queue(limit_pkts=1000))
+        )
+    return sc.scenario(duration=duration, nodes=nodes, links=links, flows=flows)
+
+
+def test_tcp_builder_emits_the_file_schema_and_runs():
+    f = sc.tcp("t", "s0", "d0", variant="sack", ecn=True, bytes="1MB", min_rto="1s")
+    assert f == {
+        "name": "t",
+        "type": "tcp",
+        "src": "s0",
+        "dst": "d0",
+        "packet_size": 1000,
+        "variant": "sack",
+        "ecn": True,
+        "bytes": "1MB",
+        "min_rto": "1s",
+    }
+    r = aqmlab.run(dumbbell([f]))
+    row = r.flows.iloc[0]
+    # 1 MB in 1000-byte segments on an idle 10 Mb/s path completes well inside 20 s.
+    assert 0.8 < row["completion_time_s"] < 5.0
+    assert row["received_pkts"] >= 1000 and row["acks_sent"] >= 1000
+
+
+def test_tcp_fields_are_validated_with_their_paths():
+    f = sc.tcp("t", "s0", "d0", min_rto="2s", max_rto="1s")
+    try:
+        aqmlab.validate(dumbbell([f]))
+    except aqmlab.ScenarioError as e:
+        assert e.path == "flows[0].min_rto"
+        assert "must be <= max_rto" in e.message
+    else:
+        raise AssertionError("min_rto > max_rto was accepted")
+    u = sc.cbr("u", "s0", "d0", rate="1Mbps", packet_size=1000)
+    u["variant"] = "reno"
+    try:
+        aqmlab.validate(dumbbell([u]))
+    except aqmlab.ScenarioError as e:
+        assert e.path == "flows[0].variant" and "not a field of type" in e.message
+    else:
+        raise AssertionError("a TCP field on a CBR flow was accepted")
+
+
+def test_staged_arrivals_start_per_stage():
+    pairs = [(f"s{i}", f"d{i}") for i in range(6)]
+    flows = sc.staged(sc.tcp("ftp", "x", "y"), pairs=pairs, per_stage=2, every=50.0, spread=0.5)
+    starts = [f["start"] for f in flows]
+    assert starts == [
+        "0ns",
+        "500000000ns",
+        "50000000000ns",
+        "50500000000ns",
+        "100000000000ns",
+        "100500000000ns",
+    ]
+    assert [f["name"] for f in flows] == [f"ftp.{k}" for k in range(6)]
+    c = aqmlab.canonical(dumbbell(flows, duration="120s"))
+    assert c["flows"][2]["start"] == "50s"
+
+
+def test_random_sessions_are_reproducible_and_respect_the_horizon():
+    kw = dict(
+        count=40,
+        sources=["s0", "s1", "s2"],
+        sinks=["d0", "d1", "s2"],
+        start=("exponential", 0.5, 1.0),
+        duration=("uniform", 1.0, 3.0),
+        horizon=15.0,
+    )
+    a = sc.random_sessions(sc.tcp("web", "x", "y", bytes="50KB"), seed=3, **kw)
+    b = sc.random_sessions(sc.tcp("web", "x", "y", bytes="50KB"), seed=3, **kw)
+    c = sc.random_sessions(sc.tcp("web", "x", "y", bytes="50KB"), seed=4, **kw)
+    assert a == b and a != c
+    assert all(f["src"] != f["dst"] for f in a)
+    starts = [int(f["start"][:-2]) / 1e9 for f in a]
+    assert all(1.0 <= t < 15.0 for t in starts) and starts == sorted(starts)
+    r = aqmlab.run(dumbbell(a, duration="15s"))
+    assert len(r.flows) == len(a) and r.flows["received_pkts"].sum() > 0

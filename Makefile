@@ -48,8 +48,8 @@ bench:
 lint: $(STAMP)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests benchmarks
+	$(BIN)/ruff format --check python tests benchmarks
 
 fmt: $(STAMP)
 	cargo fmt --all

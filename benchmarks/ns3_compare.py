@@ -1,0 +1,149 @@
+"""The REM-paper dumbbell in aqmlab and in ns-3, side by side, in one run.
+
+    .venv/bin/python benchmarks/ns3_compare.py [--ns3-python PATH] [--n 160] [--sim 50]
+
+aqmlab's scenario mirrors ../shared/perf/ns3_dumbbell.py (the ns-3 reference):
+N sender leaves -- 1 Gb/s, 10 ms -- left router -- 64 Mb/s, 20 ms -- right router --
+1 Gb/s, 10 ms -- N sink leaves (80 ms base RTT); N NewReno bulk flows starting uniformly in
+[0, 1) s; 1000-byte IP packets (960-byte segments); an ACK per segment; no SACK; 1 MB
+socket buffers (a window of 1092 segments); a 120-packet FIFO on the bottleneck.
+
+Matched deliberately (so the numbers compare like with like):
+- ns-3 puts a 1-packet device queue under its 120-packet queue disc, so the port holds 121
+  waiting packets besides the one on the wire: aqmlab uses limit_pkts = 121 and reports the
+  queue disc's share (mean_queue_pkts counts all 121 slots; the difference is < 1 packet).
+- ns-3's TCP defaults: initial cwnd 10 segments, minimum RTO 1 s, initial RTO 1 s, clock
+  granularity 1 ms; aqmlab sets the same instead of its ns-2 defaults.
+Not matched (explained in BENCHMARKS.md): ns-3 runs a SYN handshake and adds a 2-byte PPP
+header to every frame; its start times come from its own RNG.
+
+With --ns3-python (a Python with the PyPI package ns3 installed, outside this project) the
+ns-3 script runs too, and the ratio of wall times is printed. Wall times: aqmlab's is the
+whole aqmlab.run() call (parse, build, run, results); ns-3's is Simulator::Run() only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aqmlab
+import numpy as np
+from aqmlab import scenario as sc
+
+ROOT = Path(__file__).resolve().parent.parent
+NS3_SCRIPT = ROOT.parent / "shared" / "perf" / "ns3_dumbbell.py"
+
+
+def dumbbell(n: int, sim: float, seed: int = 1, buffer: int = 120) -> dict:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    nodes = [sc.router("L"), sc.router("R")]
+    links = [
+        sc.link(
+            "L",
+            "R",
+            name="bottleneck",
+            bandwidth="64Mbps",
+            delay="20ms",
+            queue=sc.queue(limit_pkts=buffer + 1),  # qdisc + ns-3's 1-packet device queue
+        )
+    ]
+    flows = []
+    access = sc.queue(limit_pkts=100)  # ns-3's default device queue on access links
+    for i in range(n):
+        nodes += [sc.host(f"s{i}"), sc.host(f"d{i}")]
+        links += [
+            sc.link(f"s{i}", "L", bandwidth="1Gbps", delay="10ms", queue=access),
+            sc.link("R", f"d{i}", bandwidth="1Gbps", delay="10ms", queue=access),
+        ]
+        flows.append(
+            sc.tcp(
+                f"f{i}",
+                f"s{i}",
+                f"d{i}",
+                packet_size=1000,
+                variant="newreno",
+                start=f"{round(rng.uniform(0.0, 1.0) * 1e9)}ns",
+                max_window=(1 << 20) // 960,
+                initial_cwnd=10,
+                min_rto="1s",
+                initial_rto="1s",
+                granularity="1ms",
+            )
+        )
+    return sc.scenario(
+        duration=f"{sim:g}s",
+        seed=seed,
+        sample_interval="1s",
+        nodes=nodes,
+        links=links,
+        flows=flows,
+    )
+
+
+def run_aqmlab(n: int, sim: float, reps: int) -> dict:
+    s = dumbbell(n, sim)
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        r = aqmlab.run(s)
+        best = min(best, time.perf_counter() - t0)
+    q = r.queues.set_index("name").loc["L->R"]
+    drops = int(sum(q[f"dropped_{x}"] for x in r.reasons))
+    return {
+        "simulator": f"aqmlab {aqmlab.__version__}",
+        "n": n,
+        "sim_s": sim,
+        "wall_run_s": round(best, 3),
+        "events": r.events,
+        "events_per_wall_s": round(r.events / best),
+        "bneck_pkts": int(q["dequeued"]),
+        "bneck_pkts_per_wall_s": round(q["dequeued"] / best),
+        "bneck_util": round(float(q["utilization"]), 4),
+        "goodput_mbps": round(float(r.flows["goodput_bps"].sum()) / 1e6, 3),
+        "drops": drops,
+        "drop_rate": round(drops / max(1, int(q["arrivals"])), 5),
+        "mean_q_pkts": round(float(q["mean_queue_pkts"]), 2),
+        "max_q_pkts": int(q["max_queue_pkts"]),
+        "timeouts": int(r.flows["timeouts"].sum()),
+        "retransmits": int(r.flows["retransmits"].sum()),
+    }
+
+
+def run_ns3(python: str, n: int, sim: float) -> dict:
+    out = subprocess.run(
+        [python, str(NS3_SCRIPT), "--n", str(n), "--qdisc", "droptail", "--sim", f"{sim:g}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ns3-python", help="python with the ns3 package (outside the project)")
+    ap.add_argument("--n", type=int, default=160)
+    ap.add_argument("--sim", type=float, default=50.0)
+    ap.add_argument("--reps", type=int, default=3, help="aqmlab runs; the best is kept")
+    args = ap.parse_args()
+    a = run_aqmlab(args.n, args.sim, args.reps)
+    print(json.dumps(a))
+    if args.ns3_python:
+        b = run_ns3(args.ns3_python, args.n, args.sim)
+        print(json.dumps(b))
+        print(
+            f"speed-up (ns-3 Simulator::Run wall / aqmlab run wall): "
+            f"{b['wall_run_s'] / a['wall_run_s']:.1f}x"
+        )
+        for k in ("bneck_util", "goodput_mbps", "drop_rate", "mean_q_pkts", "max_q_pkts"):
+            print(f"  {k:<14} aqmlab {a[k]!s:>10}   ns-3 {b[k]!s:>10}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

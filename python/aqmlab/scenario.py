@@ -217,6 +217,7 @@ def tcp(
     granularity: str | None = None,
     dupack_response: str | None = None,
     ack_size: int | str | None = None,
+    limited_transmit: bool | None = None,
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer.
 
@@ -244,6 +245,7 @@ def tcp(
         granularity=granularity,
         dupack_response=dupack_response,
         ack_size=ack_size,
+        limited_transmit=limited_transmit,
     )
 
 

@@ -347,6 +347,8 @@ pub struct FlowSpec {
     pub granularity: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupack_response: Option<DupackResponseSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
 }
 
 /// Defaults of the TCP fields: ns-2.35's (`tcl/lib/ns-default.tcl`), except `max_window`,
@@ -810,6 +812,7 @@ impl Validator {
             ("max_rto", f.max_rto.is_some()),
             ("granularity", f.granularity.is_some()),
             ("dupack_response", f.dupack_response.is_some()),
+            ("limited_transmit", f.limited_transmit.is_some()),
         ];
         let allowed: &[&str] = match f.kind {
             FlowKind::Cbr => &["rate"],
@@ -828,6 +831,7 @@ impl Validator {
                 "max_rto",
                 "granularity",
                 "dupack_response",
+                "limited_transmit",
             ],
         };
         for (field, is) in present {

@@ -922,6 +922,7 @@ fn tcp_state(f: &FlowSpec) -> TcpState {
         // ns-2 starts ssthresh at window_; any value >= the window cap means "no limit".
         initial_ssthresh: f.max_window.unwrap_or(d::MAX_WINDOW) as f64,
         dupthresh: 3,
+        limited_transmit: f.limited_transmit.unwrap_or(true),
         min_rto: f.min_rto.map_or(d::MIN_RTO, |x| x.0),
         initial_rto: f.initial_rto.map_or(d::INITIAL_RTO, |x| x.0),
         max_rto: f.max_rto.map_or(d::MAX_RTO, |x| x.0),

@@ -46,6 +46,9 @@ pub struct SenderConfig {
     pub initial_cwnd: f64,
     pub initial_ssthresh: f64,
     pub dupthresh: u32,
+    /// RFC 3042: on each of the first dupthresh−1 duplicate ACKs, send one new segment
+    /// beyond cwnd (ns-2 `singledup_ 1`, ns-3 `LimitedTransmit`, both on by default).
+    pub limited_transmit: bool,
     pub min_rto: Time,
     pub initial_rto: Time,
     pub max_rto: Time,
@@ -91,11 +94,14 @@ pub struct Sender {
     pub cwnd: f64,
     pub ssthresh: f64,
     dupacks: u32,
+    /// Extra segments limited transmit allows beyond cwnd (0, 1 or 2).
+    lt_allow: u32,
     in_recovery: bool,
     /// Recovery ends when this segment is cumulatively acked (one past HighData at entry).
     recover: u64,
-    /// Highest segment sent when the last recovery or timeout began: a new recovery needs a
-    /// cumulative ACK above it (RFC 6582 §3.2 step 1).
+    /// One past the highest segment sent when the last recovery or timeout began: a new
+    /// recovery needs a cumulative ACK above it, i.e. one covering data sent after that
+    /// moment (RFC 6582 §3.2 step 1, the "Careful" variant; ns-2 `highest_ack_ > recover_`).
     recover_guard: Option<u64>,
     partial_seen: bool,
     // RFC 6298 state, in nanoseconds.
@@ -123,6 +129,7 @@ impl Sender {
             cwnd: cfg.initial_cwnd,
             ssthresh: cfg.initial_ssthresh,
             dupacks: 0,
+            lt_allow: 0,
             in_recovery: false,
             recover: 0,
             recover_guard: None,
@@ -304,7 +311,8 @@ impl Sender {
             }
             return;
         }
-        let wnd = self.cwnd.min(self.cfg.max_window as f64).floor().max(1.0) as u64;
+        let cwnd = self.cwnd.floor().max(1.0) as u64 + self.lt_allow as u64;
+        let wnd = cwnd.min(self.cfg.max_window as u64);
         while self.snd_nxt < self.snd_una + wnd && self.snd_nxt < self.app_limit {
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
@@ -329,15 +337,16 @@ impl Sender {
             self.apply_sack(ack);
         }
         if ack.ack > self.snd_una {
-            self.on_new_ack(ack.ack, now, out);
+            self.on_new_ack(ack.ack, self.cfg.ecn && ack.ece, now, out);
         } else if ack.ack == self.snd_una && self.maxseq > self.snd_una {
             self.on_dupack(ack.ack, now, out);
         }
         self.send_more(now, out);
     }
 
-    fn on_new_ack(&mut self, a: u64, now: Time, out: &mut Vec<Segment>) {
+    fn on_new_ack(&mut self, a: u64, ece: bool, now: Time, out: &mut Vec<Segment>) {
         let newly = a - self.snd_una;
+        self.lt_allow = 0;
         if let Some((s, t)) = self.timed {
             if a > s {
                 self.sample_rtt((now - t) as f64);
@@ -375,7 +384,9 @@ impl Sender {
             }
         } else {
             self.dupacks = 0;
-            if self.cwnd < self.ssthresh {
+            // An ACK carrying ECE never opens the window (RFC 3168 §6.1.2; ns-2 likewise).
+            if ece {
+            } else if self.cwnd < self.ssthresh {
                 self.cwnd += 1.0;
             } else {
                 self.cwnd += 1.0 / self.cwnd;
@@ -402,8 +413,12 @@ impl Sender {
         let sack_lost =
             self.cfg.variant == Variant::Sack && self.lost_flags().first() == Some(&true);
         if self.dupacks < self.cfg.dupthresh && !sack_lost {
+            if self.cfg.limited_transmit {
+                self.lt_allow = self.dupacks;
+            }
             return;
         }
+        self.lt_allow = 0;
         if matches!(self.recover_guard, Some(g) if a <= g) {
             return; // dupacks from the window of an earlier recovery or timeout
         }
@@ -414,7 +429,13 @@ impl Sender {
         self.in_recovery = true;
         self.partial_seen = false;
         self.recover = self.maxseq;
-        self.recover_guard = Some(self.maxseq - 1);
+        self.recover_guard = Some(self.maxseq);
+        if self.cfg.dupack_response == DupackResponse::Halve {
+            // One reduction per window for losses and marks alike (RFC 3168 §6.1.2): no
+            // ECN reaction for data sent before it, and CWR on the next new segment.
+            self.ecn_guard = self.maxseq;
+            self.cwr_pending = self.cfg.ecn;
+        }
         self.stats.fast_recoveries += 1;
         match self.cfg.variant {
             Variant::Reno | Variant::NewReno => {
@@ -439,14 +460,16 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        self.lt_allow = 0;
         self.ssthresh = self.halved();
         self.cwnd = 1.0;
         self.backoff = (self.backoff * 2).min(64);
         self.timed = None;
         self.in_recovery = false;
         self.dupacks = 0;
-        self.recover_guard = Some(self.maxseq - 1);
+        self.recover_guard = Some(self.maxseq);
         self.ecn_guard = self.maxseq;
+        self.cwr_pending = self.cfg.ecn;
         // Go back N, as ns-2 and most stacks without SACK do; the scoreboard is cleared
         // (ns-2 Sack1; RFC 6675 §5.1 allows keeping it).
         for f in self.board.iter_mut() {
@@ -454,5 +477,344 @@ impl Sender {
         }
         self.snd_nxt = self.snd_una;
         self.send_more(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::NS_PER_SEC as S;
+
+    const MS: Time = S / 1000;
+
+    fn cfg(variant: Variant) -> SenderConfig {
+        SenderConfig {
+            variant,
+            ecn: false,
+            dupack_response: DupackResponse::Halve,
+            max_window: 1000,
+            initial_cwnd: 2.0,
+            initial_ssthresh: 1000.0,
+            dupthresh: 3,
+            // These unit tests count segments exactly as RFC 5681 alone would send them.
+            limited_transmit: false,
+            min_rto: 200 * MS,
+            initial_rto: S,
+            max_rto: 60 * S,
+            granularity: 10 * MS,
+            segments: None,
+        }
+    }
+
+    fn ack(n: u64) -> Ack {
+        Ack {
+            ack: n,
+            ..Default::default()
+        }
+    }
+
+    fn ece(n: u64) -> Ack {
+        Ack {
+            ack: n,
+            ece: true,
+            ..Default::default()
+        }
+    }
+
+    fn seqs(out: &[Segment]) -> Vec<u64> {
+        out.iter().map(|s| s.seq).collect()
+    }
+
+    /// Starts with `initial_cwnd = 10` (segments 0..=9 out), then acks segment 0: slow start
+    /// gives cwnd = 11 and segments 10 and 11 go out, so FlightSize = 12 - 1 = 11.
+    fn sender_with_flight_11(c: SenderConfig) -> Sender {
+        let mut s = Sender::new(SenderConfig {
+            initial_cwnd: 10.0,
+            ..c
+        });
+        let mut out = vec![];
+        s.start(0, &mut out);
+        assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
+        out.clear();
+        s.on_ack(&ack(1), 100 * MS, &mut out);
+        assert_eq!(seqs(&out), vec![10, 11]);
+        assert_eq!((s.cwnd, s.flight()), (11.0, 11));
+        s
+    }
+
+    /// RFC 6298 §5.5: each expiry doubles the RTO (ns-2: backoff up to 64), capped at
+    /// max_rto. Without an RTT sample the base RTO is initial_rto, so the deadlines after
+    /// start are 1, 1+2, 1+2+4, ... seconds.
+    #[test]
+    fn rto_backoff_doubles_up_to_max_rto() {
+        for (max_rto, gaps) in [
+            (10 * S, vec![1, 2, 4, 8, 10, 10, 10]),
+            (1000 * S, vec![1, 2, 4, 8, 16, 32, 64, 64, 64]),
+        ] {
+            let mut s = Sender::new(SenderConfig {
+                max_rto,
+                ..cfg(Variant::NewReno)
+            });
+            let mut out = vec![];
+            s.start(0, &mut out);
+            assert_eq!(seqs(&out), vec![0, 1]);
+            let mut now = 0;
+            for (k, gap) in gaps.iter().enumerate() {
+                let deadline = s.rto_deadline.expect("armed while data is outstanding");
+                assert_eq!(deadline - now, gap * S, "gap before expiry {}", k + 1);
+                // Early calls are ignored: the timer has not expired.
+                out.clear();
+                s.on_timeout(deadline - 1, &mut out);
+                assert!(out.is_empty());
+                assert_eq!(s.stats.timeouts, k as u64);
+                now = deadline;
+                s.on_timeout(now, &mut out);
+                assert_eq!(
+                    out,
+                    vec![Segment {
+                        seq: 0,
+                        retransmit: true,
+                        cwr: false
+                    }]
+                );
+                assert_eq!(s.stats.timeouts, k as u64 + 1);
+                // ssthresh = max(FlightSize/2, 2) with FlightSize = 2; cwnd = 1.
+                assert_eq!((s.cwnd, s.ssthresh), (1.0, 2.0));
+            }
+        }
+    }
+
+    /// A valid RTT sample (never from a retransmitted segment, Karn) ends the backoff.
+    #[test]
+    fn a_fresh_rtt_sample_ends_the_backoff() {
+        let mut s = Sender::new(cfg(Variant::NewReno));
+        let mut out = vec![];
+        s.start(0, &mut out);
+        for t in [S, 3 * S, 7 * S] {
+            s.on_timeout(t, &mut out);
+        }
+        assert_eq!(s.current_rto(), 8 * S);
+        // The ACK of the retransmitted segment 0 (and of the original 1) is no sample.
+        out.clear();
+        s.on_ack(&ack(2), 7 * S + 100 * MS, &mut out);
+        assert_eq!(s.stats.rtt_samples, 0);
+        assert_eq!(s.current_rto(), 8 * S);
+        assert_eq!(seqs(&out), vec![2, 3]);
+        // Segment 2 is new, hence timed: R = 100 ms, SRTT = R, RTTVAR = R/2,
+        // RTO = SRTT + max(G, 4 RTTVAR) = 300 ms, backoff back to 1.
+        s.on_ack(&ack(3), 7 * S + 200 * MS, &mut out);
+        assert_eq!(s.stats.rtt_samples, 1);
+        assert_eq!(s.current_rto(), 300 * MS);
+    }
+
+    /// RFC 3168 §6.1.2: on ECE, ssthresh = cwnd = max(FlightSize/2, 2), no retransmission,
+    /// no window increase for ACKs carrying ECE, CWR on the next new segment only, and at
+    /// most one reaction per window of data.
+    #[test]
+    fn ecn_echo_halves_once_per_window_and_sets_cwr_on_the_next_new_segment() {
+        let mut s = sender_with_flight_11(SenderConfig {
+            ecn: true,
+            ..cfg(Variant::NewReno)
+        });
+        let mut out = vec![];
+        s.on_ack(&ece(2), 200 * MS, &mut out);
+        assert_eq!(s.stats.ecn_reactions, 1);
+        assert_eq!((s.cwnd, s.ssthresh), (5.5, 5.5), "max(11/2, 2)");
+        assert!(out.is_empty(), "10 in flight > cwnd: nothing to send");
+        // More ECE ACKs from the same window (until the CWR reaches the receiver): no new
+        // reaction and no growth. FlightSize falls to 5 at ack 7; the first new segment
+        // goes out when ack 8 opens the window to 8 + 5 = 13.
+        for a in 3..=8 {
+            s.on_ack(&ece(a), 200 * MS + a * MS, &mut out);
+        }
+        assert_eq!(s.stats.ecn_reactions, 1);
+        assert_eq!((s.cwnd, s.ssthresh), (5.5, 5.5));
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 12,
+                retransmit: false,
+                cwr: true
+            }]
+        );
+        // Without ECE the window grows again (congestion avoidance) and CWR is not repeated.
+        out.clear();
+        s.on_ack(&ack(9), 210 * MS, &mut out);
+        assert_eq!(s.cwnd, 5.5 + 1.0 / 5.5);
+        assert_eq!(seqs(&out), vec![13]);
+        assert!(!out[0].cwr);
+        assert_eq!(s.stats.retransmits, 0);
+        // A mark on data sent after the reaction (ack 13 > 12, the highest sent then) is a
+        // new window: a second reaction. FlightSize is taken when the ACK arrives, before
+        // it is applied: 14 - 9 = 5, so max(5/2, 2) = 2.5.
+        out.clear();
+        s.on_ack(&ece(13), 300 * MS, &mut out);
+        assert_eq!(s.stats.ecn_reactions, 2);
+        assert_eq!(s.stats.retransmits, 0);
+        assert_eq!((s.cwnd, s.ssthresh), (2.5, 2.5));
+        assert_eq!(seqs(&out), vec![14]);
+        assert!(out[0].cwr);
+        // FlightSize 2 (segments 0 and 1): the floor of 2 segments applies.
+        let mut s = Sender::new(SenderConfig {
+            ecn: true,
+            ..cfg(Variant::NewReno)
+        });
+        s.start(0, &mut out);
+        s.on_ack(&ece(1), 100 * MS, &mut out);
+        assert_eq!(s.stats.ecn_reactions, 1);
+        assert_eq!((s.cwnd, s.ssthresh), (2.0, 2.0));
+    }
+
+    /// A loss and a mark in the same window are one congestion event (RFC 3168 §6.1.2): after
+    /// a fast retransmit the sender sets CWR on its next new segment, and ECE for data sent
+    /// before the reduction does not halve again (here Reno, which leaves recovery on the
+    /// partial ACK while such ECE ACKs are still arriving).
+    #[test]
+    fn a_mark_in_the_window_of_a_fast_retransmit_is_not_a_second_reduction() {
+        let mut s = sender_with_flight_11(SenderConfig {
+            ecn: true,
+            ..cfg(Variant::Reno)
+        });
+        let mut out = vec![];
+        for k in 0..3 {
+            s.on_ack(&ack(1), 200 * MS + k, &mut out);
+        }
+        assert_eq!(s.stats.fast_recoveries, 1);
+        assert_eq!((s.ssthresh, s.cwnd), (5.5, 8.5));
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 1,
+                retransmit: true,
+                cwr: false
+            }]
+        );
+        // Four more dupacks inflate cwnd to 12.5: segment 12 goes out, with CWR.
+        out.clear();
+        for k in 3..7 {
+            s.on_ack(&ece(1), 200 * MS + k, &mut out);
+        }
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 12,
+                retransmit: false,
+                cwr: true
+            }]
+        );
+        // Partial ACK (Reno leaves recovery, cwnd = ssthresh), then more ECE for data of
+        // the same window: no ECN reaction.
+        s.on_ack(&ece(5), 300 * MS, &mut out);
+        s.on_ack(&ece(5), 301 * MS, &mut out);
+        s.on_ack(&ece(6), 302 * MS, &mut out);
+        assert_eq!(s.stats.ecn_reactions, 0);
+        assert_eq!(s.ssthresh, 5.5);
+    }
+
+    /// RFC 3168 §6.1.2: CWR follows any window reduction, a timeout included (ns-2 sets
+    /// `cong_action_` in `slowdown`); the go-back-N retransmissions do not carry it, the
+    /// first new segment does.
+    #[test]
+    fn a_timeout_sets_cwr_on_the_next_new_segment() {
+        let mut s = Sender::new(SenderConfig {
+            ecn: true,
+            ..cfg(Variant::NewReno)
+        });
+        let mut out = vec![];
+        s.start(0, &mut out);
+        out.clear();
+        s.on_timeout(S, &mut out);
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 0,
+                retransmit: true,
+                cwr: false
+            }]
+        );
+        out.clear();
+        s.on_ack(&ack(1), S + 100 * MS, &mut out);
+        s.on_ack(&ack(2), S + 101 * MS, &mut out);
+        let flags: Vec<(u64, bool, bool)> =
+            out.iter().map(|s| (s.seq, s.retransmit, s.cwr)).collect();
+        assert_eq!(flags[0], (1, true, false));
+        assert_eq!(flags[1], (2, false, true));
+        assert!(flags[2..].iter().all(|f| !f.2), "{flags:?}");
+    }
+
+    /// RFC 6582 §3.2 step 1 ("Careful" variant, ns-2 `highest_ack_ > recover_`): after a
+    /// timeout, duplicate ACKs start a fast retransmit only if the cumulative ACK covers
+    /// data sent after the timeout. Go-back-N resends segments the receiver already holds,
+    /// whose duplicate ACKs acknowledge exactly what was sent before the timeout.
+    #[test]
+    fn dupacks_acking_exactly_the_data_sent_before_a_timeout_do_not_fast_retransmit() {
+        let mut s = Sender::new(SenderConfig {
+            initial_cwnd: 4.0,
+            ..cfg(Variant::NewReno)
+        });
+        let mut out = vec![];
+        s.start(0, &mut out);
+        s.on_timeout(S, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        out.clear();
+        s.on_ack(&ack(4), S + 100 * MS, &mut out);
+        assert_eq!(seqs(&out), vec![4, 5]);
+        out.clear();
+        for k in 0..5 {
+            s.on_ack(&ack(4), S + 101 * MS + k, &mut out);
+        }
+        assert_eq!(s.stats.fast_recoveries, 0);
+        assert_eq!(s.stats.retransmits, 1);
+        // An ACK above the data of the timeout re-enables fast retransmit.
+        s.on_ack(&ack(5), S + 200 * MS, &mut out);
+        out.clear();
+        for k in 0..3 {
+            s.on_ack(&ack(5), S + 201 * MS + k, &mut out);
+        }
+        assert_eq!(s.stats.fast_recoveries, 1);
+        assert_eq!(
+            out[0],
+            Segment {
+                seq: 5,
+                retransmit: true,
+                cwr: false
+            }
+        );
+    }
+
+    /// The REM paper's wireless NewReno: a loss found by duplicate ACKs is retransmitted
+    /// without reducing ssthresh; standard TCP halves (max(FlightSize/2, 2)). A timeout
+    /// gets the normal response in both.
+    #[test]
+    fn retransmit_only_keeps_ssthresh_on_dupacks_but_not_on_timeouts() {
+        for (resp, ssthresh, after_timeout) in [
+            (DupackResponse::Halve, 5.5, 5.5),
+            (DupackResponse::RetransmitOnly, 11.0, 7.0),
+        ] {
+            let mut s = sender_with_flight_11(SenderConfig {
+                dupack_response: resp,
+                ecn: true,
+                ..cfg(Variant::NewReno)
+            });
+            let mut out = vec![];
+            for k in 0..3 {
+                s.on_ack(&ack(1), 200 * MS + k, &mut out);
+            }
+            assert_eq!(s.stats.fast_recoveries, 1, "{resp:?}");
+            assert!(out[0].retransmit && out[0].seq == 1);
+            assert_eq!((s.ssthresh, s.cwnd), (ssthresh, ssthresh + 3.0), "{resp:?}");
+            // The window (1 + cwnd) holds segments below 9 (halve) or 15 (retransmit
+            // only), so the latter sends 12, 13 and 14 as well.
+            let new: Vec<u64> = out[1..].iter().map(|s| s.seq).collect();
+            let expect: Vec<u64> = (12..(1 + ssthresh as u64 + 3)).collect();
+            assert_eq!(new, expect, "{resp:?}");
+            // Not a window reduction, so no CWR: marks in this window still get the ECN
+            // response once recovery is over.
+            assert!(out.iter().all(|s| !s.cwr));
+            let deadline = s.rto_deadline.unwrap();
+            s.on_timeout(deadline, &mut out);
+            // FlightSize = maxseq - snd_una = 12 - 1 or 15 - 1.
+            assert_eq!((s.ssthresh, s.cwnd), (after_timeout, 1.0), "{resp:?}");
+        }
     }
 }

@@ -64,6 +64,8 @@ class Results:
         flows: one row per flow: sent, received, dropped, lost, goodput, loss rate, delay.
         timeseries: one row per (sample time, queue): queue length in packets and bytes and
             each AQM's metrics.
+        flow_timeseries: one row per (sample time, traced TCP flow): cwnd and ssthresh in
+            segments, smoothed RTT in seconds (flows with ``trace = true``).
         queue_dist: fraction of time each queue held exactly ``n_pkts`` waiting packets.
     """
 
@@ -74,6 +76,12 @@ class Results:
         self.flows = pd.DataFrame(raw["flows"])
         self.queue_dist = pd.DataFrame(raw["queue_dist"])
         self.timeseries = _timeseries_frame(raw["timeseries"])
+        self.flow_timeseries = _series_frame(
+            raw["timeseries"]["time_s"],
+            raw["timeseries"]["flows"],
+            "flow",
+            ["cwnd", "ssthresh", "srtt_s"],
+        )
         self.events: int = raw["events"]
         self.packets: int = raw["packets"]
         self.measured_s: float = raw["measured_s"]
@@ -153,12 +161,16 @@ class Results:
         return written
 
 
-def _timeseries_frame(ts: dict[str, Any]) -> pd.DataFrame:
-    t = ts["time_s"]
-    per_queue: dict[str, dict[str, list[float]]] = {}
-    for queue, metric, values in ts["series"]:
-        per_queue.setdefault(queue, {})[metric] = values
-    frames = [pd.DataFrame({"time_s": t, "queue": q, **cols}) for q, cols in per_queue.items()]
+def _series_frame(t, series, key: str, columns: list[str]) -> pd.DataFrame:
+    """Long frame: one row per (sample time, entity), one column per metric."""
+    per: dict[str, dict[str, list[float]]] = {}
+    for name, metric, values in series:
+        per.setdefault(name, {})[metric] = values
+    frames = [pd.DataFrame({"time_s": t, key: n, **cols}) for n, cols in per.items()]
     if not frames:
-        return pd.DataFrame({"time_s": [], "queue": [], "qlen_pkts": [], "qlen_bytes": []})
+        return pd.DataFrame({c: [] for c in ["time_s", key, *columns]})
     return pd.concat(frames, ignore_index=True)
+
+
+def _timeseries_frame(ts: dict[str, Any]) -> pd.DataFrame:
+    return _series_frame(ts["time_s"], ts["series"], "queue", ["qlen_pkts", "qlen_bytes"])

@@ -349,6 +349,9 @@ pub struct FlowSpec {
     pub dupack_response: Option<DupackResponseSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
+    /// Record cwnd, ssthresh and smoothed RTT at every sample (TCP only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<bool>,
 }
 
 /// Defaults of the TCP fields: ns-2.35's (`tcl/lib/ns-default.tcl`), except `max_window`,
@@ -813,6 +816,7 @@ impl Validator {
             ("granularity", f.granularity.is_some()),
             ("dupack_response", f.dupack_response.is_some()),
             ("limited_transmit", f.limited_transmit.is_some()),
+            ("trace", f.trace.is_some()),
         ];
         let allowed: &[&str] = match f.kind {
             FlowKind::Cbr => &["rate"],
@@ -832,6 +836,7 @@ impl Validator {
                 "granularity",
                 "dupack_response",
                 "limited_transmit",
+                "trace",
             ],
         };
         for (field, is) in present {

@@ -157,11 +157,22 @@ pub struct Series {
     pub values: Vec<f64>,
 }
 
+/// One sampled column of a traced TCP flow (cwnd, ssthresh in segments; srtt_s).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSeries {
+    pub flow: String,
+    pub metric: String,
+    pub values: Vec<f64>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TimeSeries {
     pub time_s: Vec<f64>,
     pub series: Vec<Series>,
+    pub flows: Vec<FlowSeries>,
 }
+
+const FLOW_METRICS: [&str; 3] = ["cwnd", "ssthresh", "srtt_s"];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResults {
@@ -193,6 +204,8 @@ pub struct Simulator<'a> {
     ts: TimeSeries,
     /// Index into `ts.series` of each channel's first column.
     ts_base: Vec<usize>,
+    /// Traced TCP flows and the index of their first column in `ts.flows`.
+    traced: Vec<(usize, usize)>,
     metric_buf: Vec<f64>,
     processed: u64,
 }
@@ -287,6 +300,19 @@ impl<'a> Simulator<'a> {
                 push(m);
             }
         }
+        let mut traced = vec![];
+        for (i, f) in s.flows.iter().enumerate() {
+            if f.trace == Some(true) {
+                traced.push((i, ts.flows.len()));
+                for m in FLOW_METRICS {
+                    ts.flows.push(FlowSeries {
+                        flow: f.name.clone(),
+                        metric: m.into(),
+                        values: vec![],
+                    });
+                }
+            }
+        }
         Simulator {
             scenario: s,
             now: 0,
@@ -303,6 +329,7 @@ impl<'a> Simulator<'a> {
             segments: vec![],
             ts,
             ts_base,
+            traced,
             metric_buf: vec![],
             processed: 0,
         }
@@ -707,6 +734,14 @@ impl<'a> Simulator<'a> {
                 q.aqm.metrics(&q.view(), now, &mut self.metric_buf);
                 for (k, v) in self.metric_buf.iter().enumerate() {
                     self.ts.series[base + 2 + k].values.push(*v);
+                }
+            }
+        }
+        for &(f, base) in &self.traced {
+            if let Some(tcp) = &self.flows[f].tcp {
+                let s = &tcp.sender;
+                for (k, v) in [s.cwnd, s.ssthresh, s.srtt_s()].into_iter().enumerate() {
+                    self.ts.flows[base + k].values.push(v);
                 }
             }
         }

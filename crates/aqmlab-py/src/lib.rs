@@ -197,6 +197,11 @@ fn to_python<'py>(
         series.append((s.queue.as_str(), s.metric.as_str(), &s.values))?;
     }
     ts.set_item("series", series)?;
+    let flows = PyList::empty(py);
+    for s in &r.timeseries.flows {
+        flows.append((s.flow.as_str(), s.metric.as_str(), &s.values))?;
+    }
+    ts.set_item("flows", flows)?;
 
     let out = PyDict::new(py);
     out.set_item("queues", q)?;

@@ -96,6 +96,10 @@ pub struct Sender {
     dupacks: u32,
     /// Extra segments limited transmit allows beyond cwnd (0, 1 or 2).
     lt_allow: u32,
+    /// maxseq at the first duplicate ACK: later segments are limited-transmit data.
+    lt_base: u64,
+    /// snd_una at the last retransmission timeout (a repeated timeout holds ssthresh).
+    rto_seq: Option<u64>,
     in_recovery: bool,
     /// Recovery ends when this segment is cumulatively acked (one past HighData at entry).
     recover: u64,
@@ -130,6 +134,8 @@ impl Sender {
             ssthresh: cfg.initial_ssthresh,
             dupacks: 0,
             lt_allow: 0,
+            lt_base: 0,
+            rto_seq: None,
             in_recovery: false,
             recover: 0,
             recover_guard: None,
@@ -410,6 +416,9 @@ impl Sender {
             }
             return;
         }
+        if self.dupacks == 1 {
+            self.lt_base = self.maxseq;
+        }
         let sack_lost =
             self.cfg.variant == Variant::Sack && self.lost_flags().first() == Some(&true);
         if self.dupacks < self.cfg.dupthresh && !sack_lost {
@@ -422,8 +431,10 @@ impl Sender {
         if matches!(self.recover_guard, Some(g) if a <= g) {
             return; // dupacks from the window of an earlier recovery or timeout
         }
+        // FlightSize without the data sent by limited transmit (RFC 5681 §3.2 step 2).
+        let flight = self.lt_base - self.snd_una;
         self.ssthresh = match self.cfg.dupack_response {
-            DupackResponse::Halve => self.halved(),
+            DupackResponse::Halve => (flight as f64 / 2.0).max(2.0),
             DupackResponse::RetransmitOnly => self.cwnd.max(2.0),
         };
         self.in_recovery = true;
@@ -461,7 +472,22 @@ impl Sender {
         }
         self.stats.timeouts += 1;
         self.lt_allow = 0;
-        self.ssthresh = self.halved();
+        // RFC 5681 eq. 4 caps ssthresh at FlightSize/2 ("no more than"). After a long
+        // NewReno recovery FlightSize includes everything sent under window inflation
+        // (often twice the real window), and halving it would restart slow start above the
+        // path's capacity, overshoot, lose a window and time out again: a cycle ns-2 and
+        // Linux avoid by halving the congestion window itself. So halve the smaller of
+        // FlightSize and the un-inflated window (ssthresh during Reno/NewReno recovery).
+        // RFC 5681 §3.1: if this segment was already resent by the timer, ssthresh is held.
+        if self.rto_seq != Some(self.snd_una) {
+            let window = if self.in_recovery && self.cfg.variant != Variant::Sack {
+                self.ssthresh
+            } else {
+                self.cwnd
+            };
+            self.ssthresh = ((self.flight() as f64).min(window) / 2.0).max(2.0);
+        }
+        self.rto_seq = Some(self.snd_una);
         self.cwnd = 1.0;
         self.backoff = (self.backoff * 2).min(64);
         self.timed = None;
@@ -540,6 +566,21 @@ mod tests {
         assert_eq!(seqs(&out), vec![10, 11]);
         assert_eq!((s.cwnd, s.flight()), (11.0, 11));
         s
+    }
+
+    /// RFC 5681 §3.1: the first timeout sets ssthresh to half the window in flight
+    /// (min(FlightSize, cwnd) = 11 → 5.5); a timeout of the same, already resent segment
+    /// holds it instead of halving the restarted window of 1.
+    #[test]
+    fn repeated_timeout_of_one_segment_holds_ssthresh() {
+        let mut s = sender_with_flight_11(cfg(Variant::NewReno));
+        let mut out = vec![];
+        for _ in 0..3 {
+            let d = s.rto_deadline.unwrap();
+            s.on_timeout(d, &mut out);
+            assert_eq!((s.ssthresh, s.cwnd), (5.5, 1.0));
+        }
+        assert_eq!(s.stats.timeouts, 3);
     }
 
     /// RFC 6298 §5.5: each expiry doubles the RTO (ns-2: backoff up to 64), capped at
@@ -788,8 +829,8 @@ mod tests {
     #[test]
     fn retransmit_only_keeps_ssthresh_on_dupacks_but_not_on_timeouts() {
         for (resp, ssthresh, after_timeout) in [
-            (DupackResponse::Halve, 5.5, 5.5),
-            (DupackResponse::RetransmitOnly, 11.0, 7.0),
+            (DupackResponse::Halve, 5.5, 2.75),
+            (DupackResponse::RetransmitOnly, 11.0, 5.5),
         ] {
             let mut s = sender_with_flight_11(SenderConfig {
                 dupack_response: resp,
@@ -813,7 +854,8 @@ mod tests {
             assert!(out.iter().all(|s| !s.cwr));
             let deadline = s.rto_deadline.unwrap();
             s.on_timeout(deadline, &mut out);
-            // FlightSize = maxseq - snd_una = 12 - 1 or 15 - 1.
+            // A timeout during recovery halves min(FlightSize, un-inflated window):
+            // FlightSize = 12 - 1 or 15 - 1, window = ssthresh = 5.5 or 11.
             assert_eq!((s.ssthresh, s.cwnd), (after_timeout, 1.0), "{resp:?}");
         }
     }

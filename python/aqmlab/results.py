@@ -39,8 +39,14 @@ SUMMARY_FLOW_FIELDS = (
     "dropped_pkts",
     "lost_pkts",
     "goodput_bps",
+    "throughput_bps",
     "loss_rate",
     "mean_delay_s",
+    "retransmits",
+    "timeouts",
+    "fast_recoveries",
+    "ecn_reactions",
+    "completion_time_s",
 )
 
 

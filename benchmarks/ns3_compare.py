@@ -31,8 +31,9 @@ import sys
 import time
 from pathlib import Path
 
-import aqmlab
 import numpy as np
+
+import aqmlab
 from aqmlab import scenario as sc
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,8 +4,9 @@ panic surfaces as an exception; bad input writes nothing. The full table of inva
 
 import copy
 
-import aqmlab
 import pytest
+
+import aqmlab
 from aqmlab import _core
 from aqmlab import scenario as sc
 from aqmlab.cli import main

@@ -3,10 +3,11 @@
 import copy
 import math
 
-import aqmlab
-from aqmlab import scenario as sc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import aqmlab
+from aqmlab import scenario as sc
 
 BASE = sc.example(duration="1s", warmup="0s")
 BASE["links"][0]["loss"] = sc.gilbert_elliott(0.01, 0.3)

@@ -3,8 +3,9 @@
 import json
 import threading
 
-import aqmlab
 import pandas as pd
+
+import aqmlab
 from aqmlab import scenario as sc
 from aqmlab.cli import main
 

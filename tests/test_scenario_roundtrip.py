@@ -2,8 +2,9 @@
 
 import tomllib
 
-import aqmlab
 import pytest
+
+import aqmlab
 from aqmlab import scenario as sc
 
 

@@ -865,15 +865,7 @@ impl<'a> Simulator<'a> {
                         let st = tcp.sender.stats;
                         let w = tcp.stats_at_warmup;
                         (
-                            SenderStats {
-                                segments_sent: st.segments_sent - w.segments_sent,
-                                retransmits: st.retransmits - w.retransmits,
-                                timeouts: st.timeouts - w.timeouts,
-                                fast_recoveries: st.fast_recoveries - w.fast_recoveries,
-                                ecn_reactions: st.ecn_reactions - w.ecn_reactions,
-                                rtt_samples: st.rtt_samples - w.rtt_samples,
-                                completed_at: st.completed_at,
-                            },
+                            st.since(&w),
                             (tcp.receiver.delivered - tcp.delivered_at_warmup) * f.size as u64,
                             tcp.receiver.ce_received - tcp.ce_at_warmup,
                             st.completed_at.map(|d| secs(d - tcp.start)),

@@ -79,6 +79,22 @@ pub struct SenderStats {
     pub completed_at: Option<Time>,
 }
 
+impl SenderStats {
+    /// The counts accumulated since `earlier` (the warm-up snapshot); `completed_at` is a
+    /// time, not a count, and is kept.
+    pub fn since(&self, earlier: &SenderStats) -> SenderStats {
+        SenderStats {
+            segments_sent: self.segments_sent - earlier.segments_sent,
+            retransmits: self.retransmits - earlier.retransmits,
+            timeouts: self.timeouts - earlier.timeouts,
+            fast_recoveries: self.fast_recoveries - earlier.fast_recoveries,
+            ecn_reactions: self.ecn_reactions - earlier.ecn_reactions,
+            rtt_samples: self.rtt_samples - earlier.rtt_samples,
+            completed_at: self.completed_at,
+        }
+    }
+}
+
 const SACKED: u8 = 1;
 const RETX: u8 = 2;
 

@@ -19,6 +19,8 @@ from aqmlab._core import (
 )
 from aqmlab.results import Results
 from aqmlab.runner import canonical, run, validate
+from aqmlab.store import Store, StoreError
+from aqmlab.sweep import SweepResult, sweep
 
 __version__ = ENGINE_VERSION
 
@@ -29,9 +31,13 @@ __all__ = [
     "InternalError",
     "Results",
     "ScenarioError",
+    "Store",
+    "StoreError",
+    "SweepResult",
     "__version__",
     "canonical",
     "run",
     "scenario",
+    "sweep",
     "validate",
 ]

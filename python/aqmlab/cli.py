@@ -8,11 +8,14 @@ from pathlib import Path
 
 from aqmlab import _core
 from aqmlab.scenario import example, to_toml
+from aqmlab.store import StoreError
 
 EPILOG = """examples:
   aqmlab example --out my.toml           write the built-in example scenario
   aqmlab validate my.toml                check a scenario without running it
   aqmlab run my.toml --out results/my    run it; writes summary.json, CSV, Parquet, PNG
+  aqmlab sweep sw.toml --db sw.db        a sweep; kill it any time, rerun to resume
+  aqmlab results sw.db --export parquet  every finished run as a table
 
 Scenario reference: docs/scenarios.md. Exit status: 0 ok, 2 invalid input, 3 engine error.
 """
@@ -73,6 +76,60 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from aqmlab.sweep import sweep_file
+
+    res = sweep_file(
+        args.file,
+        workers=args.workers,
+        cluster=args.cluster,
+        db=args.db,
+        progress=not args.no_progress,
+    )
+    print(
+        f"{res.computed} runs computed, {res.skipped} found in the store, "
+        f"{len(res.failures)} failed"
+    )
+    for f in res.failures.to_dict("records"):
+        print(
+            f"  failed {f['point']} run {f['run']}: {f['message']}\n    reproduce: {f['command']}"
+        )
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        res.runs.to_csv(out / "runs.csv", index=False)
+        res.summary.to_csv(out / "summary.csv", index=False)
+        print(f"wrote {out}/runs.csv and {out}/summary.csv")
+    return 0 if res.failures.empty else 1
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    from aqmlab.store import Store
+
+    if not Path(args.db).is_file():
+        raise FileNotFoundError(f"results store not found: {args.db}")
+    with Store(args.db) as st:
+        if args.scenario:
+            print(st.scenario(args.scenario), end="")
+            return 0
+        runs = st.runs()
+        fails = st.failures()
+        if args.export:
+            out = Path(args.out or f"{Path(args.db).stem}.{args.export}")
+            if args.export == "csv":
+                runs.to_csv(out, index=False)
+            else:
+                runs.to_parquet(out, index=False)
+            print(f"wrote {len(runs)} runs to {out}")
+        else:
+            versions = runs["engine_version"].value_counts().to_dict() if len(runs) else {}
+            print(f"{args.db}: {len(runs)} finished runs {versions}, {len(fails)} failures")
+            for f in fails.to_dict("records"):
+                print(f"  failed {f['point']} run {f['run_index']}: {f['message']}")
+                print(f"    reproduce: {f['command']}")
+    return 0
+
+
 def cmd_example(args: argparse.Namespace) -> int:
     text = to_toml(example())
     if args.out:
@@ -106,6 +163,22 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--canonical", action="store_true", help="print the canonical form")
     v.set_defaults(func=cmd_validate)
 
+    s = sub.add_parser("sweep", help="run a sweep file (parameters x replications)")
+    s.add_argument("file", help="sweep TOML file: [sweep] base, runs, [sweep.grid]")
+    s.add_argument("--db", help="results store (SQLite); finished runs are skipped")
+    s.add_argument("--workers", type=int, help="local processes (default: all cores)")
+    s.add_argument("--cluster", help='Dask scheduler address, or "local" for a LocalCluster')
+    s.add_argument("--out", help="write runs.csv and summary.csv here")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_sweep)
+
+    q = sub.add_parser("results", help="inspect or export a results store")
+    q.add_argument("db", help="results store (SQLite)")
+    q.add_argument("--export", choices=["csv", "parquet"], help="export every finished run")
+    q.add_argument("--out", help="export file (default: DB name with the format's suffix)")
+    q.add_argument("--scenario", metavar="KEY", help="print the scenario of a run (key prefix)")
+    q.set_defaults(func=cmd_results)
+
     e = sub.add_parser("example", help="print (or write) the built-in example scenario")
     e.add_argument("--out", help="write to this file instead of standard output")
     e.set_defaults(func=cmd_example)
@@ -123,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ValueError as e:  # TOML syntax errors from tomllib
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except StoreError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except (_core.ConservationError, _core.InternalError) as e:

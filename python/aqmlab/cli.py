@@ -130,6 +130,25 @@ def cmd_results(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from aqmlab.reproduce import registry, reproduce
+
+    if args.list:
+        for name, exp in registry().items():
+            print(f"{name:<16} {exp.title}")
+        return 0
+    done = reproduce(
+        args.paper,
+        quick=args.quick,
+        out=args.out,
+        workers=args.workers,
+        progress=not args.no_progress,
+    )
+    for name, (held, total, path) in done.items():
+        print(f"{name}: {held} of {total} claims hold; report {path} (and report.html)")
+    return 0
+
+
 def cmd_example(args: argparse.Namespace) -> int:
     text = to_toml(example())
     if args.out:
@@ -178,6 +197,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", help="export file (default: DB name with the format's suffix)")
     q.add_argument("--scenario", metavar="KEY", help="print the scenario of a run (key prefix)")
     q.set_defaults(func=cmd_results)
+
+    rp = sub.add_parser("reproduce", help="reproduce a paper or validation study, with a report")
+    rp.add_argument("paper", nargs="?", help="registered name (none: all of them, quick)")
+    rp.add_argument("--quick", action="store_true", help="smaller runs, for a first look")
+    rp.add_argument("--out", default="results/reproduce", help="report directory")
+    rp.add_argument("--workers", type=int, help="local processes (default: all cores)")
+    rp.add_argument("--list", action="store_true", help="list the registered reproductions")
+    rp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rp.set_defaults(func=cmd_reproduce)
 
     e = sub.add_parser("example", help="print (or write) the built-in example scenario")
     e.add_argument("--out", help="write to this file instead of standard output")

@@ -53,3 +53,64 @@ def plot_queue_length(
         fig.savefig(path)
         plt.close(fig)
     return path
+
+
+def plot_sweep(
+    summary,
+    x: str,
+    metrics: dict[str, str],
+    path: str | Path,
+    *,
+    xlabel: str | None = None,
+    ylabel: str = "",
+    title: str = "",
+    analytic: tuple[list[float], list[float], str] | None = None,
+    logy: bool = False,
+) -> Path:
+    """A metric against a swept parameter with 95% confidence bars, one line per metric
+    (``metrics`` maps summary column prefixes to legend labels); optionally an analytic
+    curve (xs, ys, label). Written as PNG, or SVG when the path ends in .svg."""
+    path = Path(path)
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots()
+        if analytic is not None:
+            ax.plot(analytic[0], analytic[1], "k--", linewidth=1, label=analytic[2])
+        for col, label in metrics.items():
+            d = summary.sort_values(x)
+            ax.errorbar(
+                d[x],
+                d[f"{col}:mean"],
+                yerr=d[f"{col}:ci95"],
+                marker="o",
+                markersize=4,
+                capsize=3,
+                linewidth=1,
+                label=label,
+            )
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel)
+        if logy:
+            ax.set_yscale("log")
+        if title:
+            ax.set_title(title)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+    return path
+
+
+def plot_distribution(res: Results, queue: str, path: str | Path) -> Path:
+    """The fraction of time a queue held n packets."""
+    path = Path(path)
+    d = res.queue_dist[res.queue_dist["queue"] == queue]
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots()
+        ax.bar(d["n_pkts"], d["fraction"], width=0.9)
+        ax.set_xlabel("packets waiting")
+        ax.set_ylabel("fraction of time")
+        ax.set_title(f"Queue-length distribution at {queue}")
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+    return path

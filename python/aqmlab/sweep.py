@@ -158,7 +158,7 @@ class SweepResult:
 
 
 def summarise(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
-    """Per point: n, and mean, sd and 95% CI half-width (Student-t) of every metric."""
+    """Per point: n_runs, and mean, sd and 95% CI half-width (Student-t) of every metric."""
     if runs.empty:
         return pd.DataFrame()
     metrics = [
@@ -172,7 +172,7 @@ def summarise(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
         keys = keys if isinstance(keys, tuple) else (keys,)
         row: dict[str, Any] = dict(zip(params, keys, strict=True))
         n = len(g)
-        row["n"] = n
+        row["n_runs"] = n
         for m in metrics:
             x = g[m].astype(float)
             mean, sd = x.mean(), x.std(ddof=1) if n > 1 else math.nan

@@ -1,0 +1,112 @@
+"""N equal-RTT NewReno flows on one DropTail bottleneck: fairness, utilisation and loss as
+N grows (../shared/validation.md, TCP)."""
+
+from __future__ import annotations
+
+from aqmlab import scenario as sc
+from aqmlab.plot import plot_sweep
+from aqmlab.reproduce import Claim, Context, Experiment, at_least, increasing
+from aqmlab.sweep import summarise
+
+Q = "queue:r0->r1"
+
+
+def base(n: int, duration: str) -> dict:
+    nodes = [sc.router("r0"), sc.router("r1")]
+    links = [sc.link("r0", "r1", bandwidth="10Mbps", delay="20ms", queue=sc.queue(limit_pkts=50))]
+    flows = []
+    for i in range(n):
+        nodes += [sc.host(f"s{i}"), sc.host(f"d{i}")]
+        links += [
+            sc.link(
+                f"s{i}", "r0", bandwidth="100Mbps", delay="2ms", queue=sc.queue(limit_pkts=1000)
+            ),
+            sc.link(
+                "r1", f"d{i}", bandwidth="100Mbps", delay="2ms", queue=sc.queue(limit_pkts=1000)
+            ),
+        ]
+        flows.append(sc.tcp(f"f{i}", f"s{i}", f"d{i}", start=f"{37 * i}ms"))
+    return sc.scenario(
+        duration=duration,
+        warmup="10s",
+        seed=1,
+        sample_interval="1s",
+        nodes=nodes,
+        links=links,
+        flows=flows,
+    )
+
+
+def run(ctx: Context) -> list[Claim]:
+    ns, duration, runs = ([2, 4, 8], "60s", 3) if ctx.quick else ([2, 4, 8, 16, 32], "300s", 10)
+    frames = []
+    for n in ns:
+        r = ctx.sweep(base(n, duration), {"simulation.seed": [1]}, runs=runs).runs.copy()
+        g = r[[f"flow:f{i}:goodput_bps" for i in range(n)]].to_numpy()
+        r["flows"] = n
+        r["jain"] = g.sum(axis=1) ** 2 / (n * (g**2).sum(axis=1))
+        r["loss"] = r[f"{Q}:dropped_total"] / r[f"{Q}:arrivals"]
+        r["util"] = r[f"{Q}:utilization"]
+        frames.append(r[["flows", "run", "jain", "loss", "util"]])
+    import pandas as pd
+
+    s = summarise(pd.concat(frames, ignore_index=True), ["flows"])
+    claims = [
+        Claim(
+            f"N={int(row.flows)} fairness",
+            "Jain index ≥ 0.95 for equal-RTT flows",
+            float(row["jain:mean"]),
+            at_least(0.95),
+        )
+        for _, row in s.iterrows()
+    ]
+    claims += [
+        Claim(
+            f"N={int(row.flows)} utilisation",
+            "the bottleneck stays busy (≥ 0.9)",
+            float(row["util:mean"]),
+            at_least(0.9),
+        )
+        for _, row in s.iterrows()
+    ]
+    losses = [float(x) for x in s.sort_values("flows")["loss:mean"]]
+    claims.append(
+        Claim(
+            "loss grows with N",
+            "more flows → higher loss rate at the bottleneck",
+            ", ".join(f"{x:.4f}" for x in losses),
+            increasing(losses),
+        )
+    )
+    plot_sweep(
+        s,
+        "flows",
+        {"loss": "drop fraction"},
+        ctx.out / "loss.png",
+        xlabel="number of flows N",
+        ylabel="loss rate",
+        title="Loss against N",
+    )
+    plot_sweep(
+        s,
+        "flows",
+        {"jain": "Jain index"},
+        ctx.out / "jain.png",
+        xlabel="number of flows N",
+        ylabel="Jain fairness index",
+        title="Fairness against N",
+    )
+    ctx.figure("Bottleneck loss rate against the number of flows (95% CI)", ctx.out / "loss.png")
+    ctx.figure("Jain fairness index of goodputs against the number of flows", ctx.out / "jain.png")
+    ctx.notes.append(f"{runs} replications of {duration} (warm-up 10 s) per N.")
+    return claims
+
+
+EXPERIMENT = Experiment(
+    name="tcp_dumbbell",
+    title="TCP dumbbell: fairness, utilisation and loss against the number of flows",
+    source="../shared/validation.md (TCP); Jain et al. fairness index",
+    run=run,
+    description="N NewReno bulk flows, 10 Mb/s / 20 ms bottleneck, 50-packet DropTail, "
+    "48 ms base RTT, staggered starts.",
+)

@@ -1,0 +1,216 @@
+"""Reproductions: a registry of experiments, each declaring its sweeps, figures and the
+claims it checks, and a report writer.
+
+An experiment module in ``aqmlab.experiments`` defines ``EXPERIMENT = Experiment(...)``.
+Its ``run(ctx)`` computes everything from simulations (through ``ctx.sweep``, which keeps a
+results store per experiment, so an interrupted reproduction resumes) and returns the
+claims with their measured values; ``holds`` is computed by the claim's own check, never
+written by hand. ``aqmlab reproduce NAME`` writes ``report.md`` and ``report.html`` with the
+figures and the table "paper says / we measured / holds?".
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import itertools
+import math
+import pkgutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aqmlab import _core
+
+
+@dataclass
+class Claim:
+    """A checkable statement: ``says`` (the source's words or number), the ``measured``
+    value and how it is compared. ``check`` returns (holds, how it was judged)."""
+
+    id: str
+    says: str
+    measured: float | str
+    check: Callable[[Any], tuple[bool, str]]
+    unit: str = ""
+
+    def verdict(self) -> tuple[bool, str]:
+        try:
+            return self.check(self.measured)
+        except (TypeError, ValueError) as e:
+            return False, f"could not be checked: {e}"
+
+
+def within(target: float, rel: float | None = None, abs_: float | None = None):
+    """Holds when |measured - target| ≤ rel·|target| (or ≤ abs_)."""
+
+    def check(v: float) -> tuple[bool, str]:
+        tol = rel * abs(target) if rel is not None else abs_
+        if tol is None:
+            raise ValueError("within() needs rel or abs_")
+        err = abs(float(v) - target)
+        rule = f"|{float(v):.6g} - {target:.6g}| = {err:.3g} ≤ {tol:.3g}"
+        return bool(err <= tol and math.isfinite(err)), rule
+
+    return check
+
+
+def at_least(bound: float):
+    def check(v: float) -> tuple[bool, str]:
+        return bool(float(v) >= bound), f"{float(v):.6g} ≥ {bound:.6g}"
+
+    return check
+
+
+def at_most(bound: float):
+    def check(v: float) -> tuple[bool, str]:
+        return bool(float(v) <= bound), f"{float(v):.6g} ≤ {bound:.6g}"
+
+    return check
+
+
+def increasing(values: list[float]):
+    """For claims whose measured value is a sequence that must grow."""
+
+    def check(_: Any) -> tuple[bool, str]:
+        ok = all(b > a for a, b in itertools.pairwise(values))
+        return ok, "strictly increasing" if ok else "not strictly increasing"
+
+    return check
+
+
+@dataclass
+class Context:
+    out: Path
+    quick: bool
+    workers: int | None
+    progress: bool
+    figures: list[tuple[str, Path]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def sweep(self, base, grid=None, **kw):
+        """A sweep whose runs go to this experiment's results store (resumable)."""
+        from aqmlab.sweep import sweep
+
+        db = self.out / ("quick.db" if self.quick else "full.db")
+        return sweep(base, grid, db=db, workers=self.workers, progress=self.progress, **kw)
+
+    def figure(self, caption: str, path: Path) -> None:
+        self.figures.append((caption, path))
+
+
+@dataclass
+class Experiment:
+    name: str
+    title: str
+    source: str
+    run: Callable[[Context], list[Claim]]
+    description: str = ""
+
+
+def registry() -> dict[str, Experiment]:
+    """Every experiment module in aqmlab.experiments, by name."""
+    import aqmlab.experiments as pkg
+
+    found = {}
+    for m in pkgutil.iter_modules(pkg.__path__):
+        mod = importlib.import_module(f"aqmlab.experiments.{m.name}")
+        exp = getattr(mod, "EXPERIMENT", None)
+        if isinstance(exp, Experiment):
+            found[exp.name] = exp
+    return dict(sorted(found.items()))
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: float) -> Path:
+    rows = [(c, *c.verdict()) for c in claims]
+    held = sum(ok for _, ok, _ in rows)
+    size = "quick" if ctx.quick else "full"
+    md = [
+        f"# {exp.title}",
+        "",
+        f"Source: {exp.source}. Size: {size}. Engine {_core.ENGINE_VERSION}. "
+        f"Wall time {seconds:.1f} s. Claims holding: {held} of {len(rows)}.",
+        "",
+    ]
+    if exp.description:
+        md += [exp.description, ""]
+    md += ["| claim | paper says | we measured | holds? | how judged |", "|---|---|---|---|---|"]
+    for c, ok, rule in rows:
+        md.append(
+            f"| {c.id} | {c.says} | {_fmt(c.measured)} {c.unit} | {'yes' if ok else '**no**'} "
+            f"| {rule} |"
+        )
+    md.append("")
+    for note in ctx.notes:
+        md += [note, ""]
+    for caption, path in ctx.figures:
+        md += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
+    (ctx.out / "report.md").write_text("\n".join(md), "utf-8")
+
+    e = html.escape
+    h = [
+        "<!doctype html><meta charset=utf-8>",
+        f"<title>{e(exp.title)}</title>",
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}"
+        ".no{color:#b00;font-weight:bold}</style>",
+        f"<h1>{e(exp.title)}</h1>",
+        f"<p>Source: {e(exp.source)}. Size: {size}. Engine {e(_core.ENGINE_VERSION)}. "
+        f"Wall time {seconds:.1f} s. Claims holding: {held} of {len(rows)}.</p>",
+    ]
+    if exp.description:
+        h.append(f"<p>{e(exp.description)}</p>")
+    h.append("<table><tr><th>claim<th>paper says<th>we measured<th>holds?<th>how judged</tr>")
+    for c, ok, rule in rows:
+        cls = "" if ok else " class=no"
+        h.append(
+            f"<tr><td>{e(c.id)}<td>{e(c.says)}<td>{e(_fmt(c.measured))} {e(c.unit)}"
+            f"<td{cls}>{'yes' if ok else 'no'}<td>{e(rule)}</tr>"
+        )
+    h.append("</table>")
+    for note in ctx.notes:
+        h.append(f"<p>{e(note)}</p>")
+    for caption, path in ctx.figures:
+        h.append(
+            f"<figure><img src='{e(path.name)}' width=640><figcaption>{e(caption)}"
+            "</figcaption></figure>"
+        )
+    (ctx.out / "report.html").write_text("\n".join(h), "utf-8")
+    return ctx.out / "report.md"
+
+
+def reproduce(
+    name: str | None = None,
+    *,
+    quick: bool = False,
+    out: str | Path = "results/reproduce",
+    workers: int | None = None,
+    progress: bool = True,
+) -> dict[str, tuple[int, int, Path]]:
+    """Runs one registered experiment (or all of them, at quick size when ``name`` is
+    None) and writes their reports. Returns {name: (claims held, claims, report path)}."""
+    reg = registry()
+    if name is not None and name not in reg:
+        raise KeyError(f"unknown experiment {name!r}; registered: {', '.join(reg)}")
+    names = [name] if name is not None else list(reg)
+    if name is None:
+        quick = True
+    done = {}
+    for n in names:
+        exp = reg[n]
+        ctx = Context(out=Path(out) / n, quick=quick, workers=workers, progress=progress)
+        ctx.out.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        claims = exp.run(ctx)
+        path = write_report(exp, ctx, claims, time.perf_counter() - t0)
+        held = sum(c.verdict()[0] for c in claims)
+        done[n] = (held, len(claims), path)
+    return done

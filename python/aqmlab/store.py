@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import sqlite3
 import time
 from pathlib import Path
@@ -132,7 +133,7 @@ class Store:
                     json.dumps(point, sort_keys=True),
                     run_index,
                     scenario,
-                    json.dumps(metrics, sort_keys=True),
+                    json.dumps(metrics),  # in the order computed: a sweep's columns
                     time.time(),
                 ),
             )
@@ -147,8 +148,9 @@ class Store:
         scenario: str,
         message: str,
     ) -> str:
+        db = shlex.quote(str(self.path.resolve()))
         command = (
-            f"aqmlab results {self.path} --scenario {key[:16]} > repro.toml && "
+            f"aqmlab results {db} --scenario {key[:16]} > repro.toml && "
             "aqmlab run repro.toml --out repro"
         )
         with self.con:

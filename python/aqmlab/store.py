@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shlex
 import sqlite3
 import time
@@ -109,6 +110,31 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def timeseries_dir(self) -> Path:
+        """Parquet files of the runs' time series live beside the database."""
+        return self.path.with_name(self.path.name + ".timeseries")
+
+    def put_timeseries(self, key: str, parquet: bytes) -> Path:
+        """Writes a run's time series atomically (write, fsync, rename)."""
+        d = self.timeseries_dir
+        d.mkdir(exist_ok=True)
+        final = d / f"{key}.parquet"
+        tmp = d / f".{key}.parquet.tmp"
+        with open(tmp, "wb") as f:
+            f.write(parquet)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+        return final
+
+    def timeseries(self, key_prefix: str) -> pd.DataFrame:
+        """The time series of the run whose key starts with ``key_prefix``."""
+        files = sorted(self.timeseries_dir.glob(f"{key_prefix}*.parquet"))
+        if len(files) != 1:
+            raise StoreError(f"{len(files)} time-series files match {key_prefix!r}")
+        return pd.read_parquet(files[0])
 
     def finished_keys(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT key FROM runs")}

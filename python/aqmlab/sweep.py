@@ -86,11 +86,24 @@ def flatten(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _run_one(toml_text: str) -> dict[str, Any]:
-    """Runs one scenario in a worker; returns its flat metrics or raises."""
+def _run_one(toml_text: str, timeseries: bool = False) -> dict[str, Any]:
+    """Runs one scenario in a worker; returns its flat metrics (and, if asked, its queue
+    and flow time series as Parquet bytes under the key "__timeseries__") or raises."""
     from aqmlab.results import Results
 
-    return flatten(Results(_core.run(toml_text)).summary())
+    res = Results(_core.run(toml_text))
+    out = flatten(res.summary())
+    if timeseries:
+        import io
+
+        ts = res.timeseries.copy()
+        ft = res.flow_timeseries
+        if len(ft):
+            ts = pd.concat([ts, ft], ignore_index=True)
+        buf = io.BytesIO()
+        ts.to_parquet(buf, index=False)
+        out["__timeseries__"] = buf.getvalue()
+    return out
 
 
 # Student-t 0.975 quantiles (two-sided 95%), by degrees of freedom.
@@ -226,12 +239,15 @@ def sweep(
     cluster: str | None = None,
     db: str | Path | None = None,
     progress: bool = True,
+    timeseries: bool = True,
 ) -> SweepResult:
     """Runs every point of ``grid`` (and ``zipped``) ``runs`` times.
 
     ``workers``: local processes (default: all cores); 1 runs in this process.
     ``cluster``: "local" for a Dask LocalCluster, or a scheduler address ("tcp://host:8786").
-    ``db``: a results store; finished runs are skipped, each new one committed when done.
+    ``db``: a results store; finished runs are skipped, each new one committed when done,
+    with its time series (queues and traced flows) in ``<db>.timeseries/<key>.parquet``
+    unless ``timeseries`` is False.
     A failing run records its message and a command that reproduces it; the sweep goes on.
     """
     if runs < 1:
@@ -247,13 +263,24 @@ def sweep(
             set_field(probe, path, value)
     store = Store(db) if db is not None else None
     try:
-        return _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progress)
+        return _sweep(
+            base_dict,
+            pts,
+            params,
+            runs,
+            version,
+            store,
+            workers,
+            cluster,
+            progress,
+            timeseries and store is not None,
+        )
     finally:
         if store is not None:
             store.close()
 
 
-def _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progress):
+def _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progress, want_ts):
     done = store.finished_keys() if store else set()
 
     tasks: list[tuple[str, dict, int, str]] = []  # key, point, run, toml
@@ -268,7 +295,10 @@ def _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progr
             cmd = store.put_failure(key, version, p, r, text, msg) if store else ""
             failures.append({"point": p, "run": r, "message": msg, "command": cmd})
         else:
+            blob = outcome.pop("__timeseries__", None)
             if store:
+                if blob is not None:
+                    store.put_timeseries(key, blob)  # before the row: a row implies its file
                 store.put_run(key, version, p, r, text, outcome)
             rows[key] = {**p, "run": r, **outcome}
 
@@ -298,7 +328,7 @@ def _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progr
         if tasks and cluster is not None:
             client, lc = _client(cluster, workers)
             try:
-                futs = {client.submit(_run_one, t[3], pure=False): t for t in tasks}
+                futs = {client.submit(_run_one, t[3], want_ts, pure=False): t for t in tasks}
                 from distributed import as_completed
 
                 for fut in as_completed(futs):
@@ -321,7 +351,7 @@ def _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progr
             with ProcessPoolExecutor(
                 workers or os.cpu_count(), mp_context=get_context(_START_METHOD)
             ) as ex:
-                futs2 = {ex.submit(_run_one, t[3]): t for t in tasks}
+                futs2 = {ex.submit(_run_one, t[3], want_ts): t for t in tasks}
                 for fut in as_completed(futs2):
                     t = futs2[fut]
                     try:
@@ -334,7 +364,7 @@ def _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progr
         else:
             for t in tasks:
                 try:
-                    outcome = _run_one(t[3])
+                    outcome = _run_one(t[3], want_ts)
                 except Exception as e:
                     outcome = e
                 record(*t, outcome)

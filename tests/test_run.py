@@ -136,3 +136,16 @@ def test_cli_help_and_example(capsys, tmp_path):
     p = tmp_path / "ex.toml"
     assert main(["example", "--out", str(p)]) == 0
     assert aqmlab.canonical(p) == aqmlab.canonical(sc.example())
+
+
+def test_progress_reports_simulated_time_and_changes_nothing():
+    s = sc.example(duration="1500s", warmup="5s")
+    seen: list[float] = []
+    with_progress = aqmlab.run(s, progress=seen.append)
+    assert seen and seen == sorted(seen) and 0 < seen[-1] <= 1500
+    assert with_progress.summary() == aqmlab.run(s).summary()
+
+    def broken(_t):
+        raise RuntimeError("a failing callback stops the reports, not the run")
+
+    assert aqmlab.run(s, progress=broken).summary() == with_progress.summary()

@@ -56,7 +56,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         sc.setdefault("simulation", {})["seed"] = args.seed
     if args.run is not None:
         sc.setdefault("simulation", {})["run"] = args.run
-    res = run(sc)  # validates before anything is written
+    # validates before anything is written; a progress bar on a terminal
+    res = run(sc, progress=sys.stderr.isatty() and not args.no_progress)
     written = res.write(args.out, plot=not args.no_plot)
     _print_summary(res)
     print(f"wrote {len(written)} files to {args.out}/ (summary.json, tables, plot)")
@@ -175,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override simulation.seed")
     r.add_argument("--run", type=int, help="override simulation.run (replication index)")
     r.add_argument("--no-plot", action="store_true", help="skip queue_length.png")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file without running it")

@@ -3,21 +3,48 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from typing import Any
 
 from aqmlab import _core
 from aqmlab.results import Results
 from aqmlab.scenario import ScenarioLike, as_toml
 
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
-def run(scenario: ScenarioLike) -> Results:
+
+def _seconds(canonical_duration: str) -> float:
+    num = canonical_duration.rstrip("abcdefghijklmnopqrstuvwxyzµ")
+    return float(num) * _UNITS[canonical_duration[len(num) :]]
+
+
+def run(scenario: ScenarioLike, progress: bool | Callable[[float], None] = False) -> Results:
     """Validates and runs a scenario (a dict from the builders, or a TOML file path).
 
     Raises ``ScenarioError`` (with ``.path``, ``.value``, ``.message`` and ``.errors``) before
     anything runs if the scenario is invalid. The engine releases the GIL while it runs, so
-    runs in several threads use several cores.
+    runs in several threads use several cores. ``progress=True`` shows a progress bar with
+    the simulated time and an ETA on standard error; a callable receives the simulated
+    seconds about five times a second instead.
     """
-    return Results(_core.run(as_toml(scenario)))
+    text = as_toml(scenario)
+    if not progress:
+        return Results(_core.run(text))
+    if callable(progress):
+        return Results(_core.run(text, progress))
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    total = _seconds(tomllib.loads(_core.canonical(text))["simulation"]["duration"])
+    with Progress(
+        TextColumn("simulated {task.completed:.1f} of {task.total:.1f} s"),
+        BarColumn(),
+        "ETA",
+        TimeRemainingColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("run", total=total)
+        raw = _core.run(text, lambda t: bar.update(task, completed=t))
+    return Results(raw)
 
 
 def canonical(scenario: ScenarioLike) -> dict[str, Any]:

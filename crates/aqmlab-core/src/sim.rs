@@ -21,6 +21,8 @@ use crate::tcp::{
 };
 use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
@@ -208,6 +210,8 @@ pub struct Simulator<'a> {
     traced: Vec<(usize, usize)>,
     metric_buf: Vec<f64>,
     processed: u64,
+    /// Simulated time published for progress reporting (read by another thread).
+    progress: Option<Arc<AtomicU64>>,
 }
 
 fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
@@ -332,7 +336,15 @@ impl<'a> Simulator<'a> {
             traced,
             metric_buf: vec![],
             processed: 0,
+            progress: None,
         }
+    }
+
+    /// Publishes the simulated time (ns) into `cell` every 65 536 events, so a caller on
+    /// another thread can show progress; the engine itself never reads a clock.
+    pub fn with_progress(mut self, cell: Arc<AtomicU64>) -> Self {
+        self.progress = Some(cell);
+        self
     }
 
     /// Runs to the end and returns the results, after checking conservation.
@@ -377,6 +389,11 @@ impl<'a> Simulator<'a> {
             }
             self.now = t;
             self.processed += 1;
+            if self.processed & 0xFFFF == 0 {
+                if let Some(p) = &self.progress {
+                    p.store(t, Ordering::Relaxed);
+                }
+            }
             match ev {
                 Event::Send { source } => self.on_send(source as usize),
                 Event::TxEnd { channel } => {

@@ -9,6 +9,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 pyo3::create_exception!(
     _core,
@@ -69,17 +71,48 @@ fn canonical(py: Python<'_>, text: &str) -> PyResult<String> {
     }
 }
 
-/// Runs a scenario given as TOML text; returns a dict of result columns.
+type RunOutput = Result<(String, u64, RunResults), SimError>;
+
+fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
+    let s = scenario::load(text).map_err(SimError::from)?;
+    let mut sim = sim::Simulator::new(&s);
+    if let Some(cell) = progress {
+        sim = sim.with_progress(cell);
+    }
+    let r = sim.run()?;
+    Ok((s.to_toml(), s.simulation.warmup.0, r))
+}
+
+/// Runs a scenario given as TOML text; returns a dict of result columns. With `progress`,
+/// the run happens on a separate thread and `progress(simulated_seconds)` is called about
+/// five times a second from this one (errors in the callback stop the calls, not the run).
 #[pyfunction]
-fn run<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (text, progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let text = text.to_owned();
-    let out = py.detach(move || {
-        catch_unwind(AssertUnwindSafe(|| {
-            let s = scenario::load(&text).map_err(SimError::from)?;
-            let r = sim::run(&s)?;
-            Ok::<_, SimError>((s.to_toml(), s.simulation.warmup.0, r))
-        }))
-    });
+    let out = match progress {
+        None => py.detach(move || catch_unwind(AssertUnwindSafe(|| simulate(&text, None)))),
+        Some(callback) => {
+            let cell = Arc::new(AtomicU64::new(0));
+            let shared = Arc::clone(&cell);
+            let worker = std::thread::spawn(move || {
+                catch_unwind(AssertUnwindSafe(|| simulate(&text, Some(shared))))
+            });
+            let mut report = true;
+            while !worker.is_finished() {
+                py.detach(|| std::thread::sleep(std::time::Duration::from_millis(200)));
+                if report {
+                    let t = cell.load(Ordering::Relaxed) as f64 / 1e9;
+                    report = callback.call1((t,)).is_ok();
+                }
+            }
+            worker.join().unwrap_or_else(Err)
+        }
+    };
     match out {
         Ok(Ok((canon, warmup, r))) => to_python(py, &canon, warmup, &r),
         Ok(Err(SimError::Scenario(e))) => Err(scenario_err(py, &e)),

@@ -65,6 +65,34 @@ def droptail() -> dict[str, Any]:
     return {"type": "droptail"}
 
 
+def red(
+    min_th: float,
+    max_th: float,
+    *,
+    max_p: float | None = None,
+    w_q: float | str | None = None,
+    gentle: bool | None = None,
+    count_rule: str | None = None,
+    byte_mode: bool | None = None,
+    mean_pktsize: int | str | None = None,
+    ecn: bool | None = None,
+    mark_above_max_th: bool | None = None,
+) -> dict[str, Any]:
+    """RED (docs/aqm/red.md): thresholds in packets; ``w_q`` a weight or "auto";
+    ``count_rule`` "uniform", "ns2", "ns2_wait" (default) or "independent"."""
+    return _opt(
+        {"type": "red", "min_th": min_th, "max_th": max_th},
+        max_p=max_p,
+        w_q=w_q,
+        gentle=gentle,
+        count_rule=count_rule,
+        byte_mode=byte_mode,
+        mean_pktsize=mean_pktsize,
+        ecn=ecn,
+        mark_above_max_th=mark_above_max_th,
+    )
+
+
 def queue(
     *,
     limit_pkts: int | None = None,
@@ -470,6 +498,7 @@ __all__ = [
     "poisson",
     "queue",
     "random_sessions",
+    "red",
     "router",
     "scenario",
     "staged",

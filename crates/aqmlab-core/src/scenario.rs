@@ -154,6 +154,99 @@ pub struct QueueSpec {
 pub enum AqmSpec {
     #[default]
     Droptail,
+    Red(RedSpec),
+}
+
+/// RED parameters (docs/aqm/red.md). Thresholds in packets (× mean_pktsize in byte mode).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    pub min_th: f64,
+    pub max_th: f64,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    /// A weight in (0, 1], or "auto" (1 − exp(−1/C), C = link packets/s).
+    #[serde(default)]
+    pub w_q: Weight,
+    #[serde(default)]
+    pub gentle: bool,
+    #[serde(default = "default_count_rule")]
+    pub count_rule: CountRuleSpec,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub mark_above_max_th: bool,
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_count_rule() -> CountRuleSpec {
+    CountRuleSpec::Ns2Wait
+}
+fn default_mean_pktsize() -> Bytes {
+    Bytes(1000)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountRuleSpec {
+    Uniform,
+    Ns2,
+    Ns2Wait,
+    Independent,
+}
+
+/// A weight given as a number or as the string "auto" — never a magic sentinel number.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Weight {
+    #[default]
+    Auto,
+    Value(f64),
+}
+
+impl Serialize for Weight {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Weight::Auto => s.serialize_str("auto"),
+            Weight::Value(v) => s.serialize_f64(*v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Weight {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Weight;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number in (0, 1] or \"auto\"")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Weight, E> {
+                Ok(Weight::Value(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Weight, E> {
+                Ok(Weight::Value(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Weight, E> {
+                Ok(Weight::Value(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Weight, E> {
+                if v == "auto" {
+                    Ok(Weight::Auto)
+                } else {
+                    Err(E::custom(format!(
+                        "invalid weight \"{v}\": expected a number in (0, 1] or \"auto\""
+                    )))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -162,9 +255,10 @@ struct NoParams {}
 
 impl<'de> Deserialize<'de> for AqmSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (ty, rest) = tagged_table::<D>(d, &["droptail"])?;
+        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red"])?;
         match ty.as_str() {
             "droptail" => inner::<NoParams, D::Error>(rest).map(|_| AqmSpec::Droptail),
+            "red" => inner::<RedSpec, D::Error>(rest).map(AqmSpec::Red),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1033,8 +1127,57 @@ impl Validator {
             }
             _ => {}
         }
-        match q.aqm {
+        match &q.aqm {
             AqmSpec::Droptail => {}
+            AqmSpec::Red(r) => {
+                let a = format!("{p}.aqm");
+                if !(r.min_th.is_finite() && r.min_th >= 0.0) {
+                    self.err(
+                        format!("{a}.min_th"),
+                        r.min_th,
+                        "must be a finite number >= 0 (packets)",
+                    );
+                }
+                if !r.max_th.is_finite() {
+                    self.err(
+                        format!("{a}.max_th"),
+                        r.max_th,
+                        "must be a finite number (packets)",
+                    );
+                } else if r.max_th <= r.min_th {
+                    self.err(
+                        format!("{a}.max_th"),
+                        r.max_th,
+                        format!("must be > min_th = {}", r.min_th),
+                    );
+                }
+                if !(r.max_p.is_finite() && r.max_p > 0.0 && r.max_p <= 1.0) {
+                    self.err(
+                        format!("{a}.max_p"),
+                        r.max_p,
+                        "must be a probability in (0, 1]",
+                    );
+                }
+                if let Weight::Value(w) = r.w_q {
+                    if !(w.is_finite() && w > 0.0 && w <= 1.0) {
+                        self.err(format!("{a}.w_q"), w, "must be in (0, 1], or \"auto\"");
+                    }
+                }
+                if r.mean_pktsize.0 == 0 || r.mean_pktsize.0 > MAX_PACKET {
+                    self.err(
+                        format!("{a}.mean_pktsize"),
+                        r.mean_pktsize.0,
+                        format!("must be in [1, {MAX_PACKET}] bytes"),
+                    );
+                }
+                if r.mark_above_max_th && !r.ecn {
+                    self.err(
+                        format!("{a}.mark_above_max_th"),
+                        "true",
+                        "only meaningful with ecn = true",
+                    );
+                }
+            }
         }
     }
 

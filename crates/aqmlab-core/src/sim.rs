@@ -4,7 +4,8 @@
 //! behind it) and `Arrive` at the far end, scheduled when transmission starts, merging
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
-use crate::aqm::{AnyAqm, Aqm, DropTail, Reason, NUM_REASONS};
+use crate::aqm::red::{CountRule, RedConfig};
+use crate::aqm::{AnyAqm, Aqm, DropTail, Reason, Red, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -13,8 +14,8 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    AqmSpec, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario, ScenarioErrors,
-    TcpVariant,
+    AqmSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario,
+    ScenarioErrors, TcpVariant, Weight,
 };
 use crate::tcp::{
     Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
@@ -220,8 +221,31 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
         (None, Some(b)) => Limit::Bytes(b.0),
         (None, None) => unreachable!("validated: a queue has a limit"),
     };
-    let aqm = match q.aqm {
+    let aqm = match &q.aqm {
         AqmSpec::Droptail => AnyAqm::DropTail(DropTail),
+        AqmSpec::Red(r) => AnyAqm::Red(Red::new(
+            RedConfig {
+                min_th: r.min_th,
+                max_th: r.max_th,
+                max_p: r.max_p,
+                w_q: match r.w_q {
+                    Weight::Auto => None,
+                    Weight::Value(w) => Some(w),
+                },
+                gentle: r.gentle,
+                count_rule: match r.count_rule {
+                    CountRuleSpec::Uniform => CountRule::Uniform,
+                    CountRuleSpec::Ns2 => CountRule::Ns2,
+                    CountRuleSpec::Ns2Wait => CountRule::Ns2Wait,
+                    CountRuleSpec::Independent => CountRule::Independent,
+                },
+                byte_mode: r.byte_mode,
+                mean_pktsize: r.mean_pktsize.0 as u32,
+                ecn: r.ecn,
+                mark_above_max_th: r.mark_above_max_th,
+            },
+            bps,
+        )),
     };
     OutputQueue::new(limit, bps, aqm, rng)
 }

@@ -19,12 +19,14 @@
 //! buffer always drops, even an ECN-capable packet the AQM wanted to mark (RFC 3168 §7).
 
 pub mod droptail;
+pub mod red;
 
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::Time;
 
 pub use droptail::DropTail;
+pub use red::Red;
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
 #[cfg(test)]
@@ -138,6 +140,7 @@ pub trait Aqm {
 /// The closed set of AQMs: static dispatch, no boxing on the per-packet path.
 pub enum AnyAqm {
     DropTail(DropTail),
+    Red(Red),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -146,6 +149,7 @@ macro_rules! dispatch {
     ($self:ident, $a:ident => $e:expr) => {
         match $self {
             AnyAqm::DropTail($a) => $e,
+            AnyAqm::Red($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -157,6 +161,7 @@ impl AnyAqm {
     pub fn kind(&self) -> &'static str {
         match self {
             AnyAqm::DropTail(_) => "droptail",
+            AnyAqm::Red(_) => "red",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

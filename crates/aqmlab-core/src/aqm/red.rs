@@ -1,0 +1,437 @@
+//! RED: Random Early Detection (Floyd & Jacobson, IEEE/ACM ToN 1993, Fig. 2 and §11).
+//!
+//! avg ← (1 − w_q)·avg + w_q·q on each arrival; after an idle period of m "typical small
+//! packet" times, avg ← (1 − w_q)^m·avg (paper Fig. 2), computed in O(1) with `libm::pow`
+//! (ns-2 and ns-3 loop or hang on long idle periods). p_b = max_p·(avg − min_th)/(max_th −
+//! min_th) between the thresholds; above max_th every arrival is dropped (or, in gentle mode,
+//! p_b rises linearly from max_p at max_th to 1 at 2·max_th, ns-2 `gentle_`).
+//!
+//! Where the paper, ns-2 and Linux differ (algorithms.md §1.4) the choice is a parameter:
+//! - `count_rule`: how the final probability p_a spaces marks (validation.md table):
+//!   `uniform` (paper / Linux: gaps uniform on 1..1/p_b, marked fraction 2p_b/(1+p_b)),
+//!   `ns2` (ns-2 with `wait_ false`: 2p_b), `ns2_wait` (ns-2 default `wait_ true`:
+//!   2p_b/(3 − p_b)), `independent` (p_a = p_b). Default `ns2_wait`, because the seed papers
+//!   ran ns-2 with its defaults.
+//! - The idle decay uses the paper's exponent m (ns-2 uses m + 1); m = idle time × link
+//!   packet rate at `mean_pktsize`, as ns-2 (`ptc`), rounded down.
+//! - The first arrival after avg crosses min_th is never dropped in the ns-2 rules (ns-2's
+//!   `old` flag); the paper's rule starts counting there.
+//! - ns-2's "at least two packets queued" guard before an early drop is not applied.
+//! - ECN: early decisions mark ECT packets; above max_th (or 2·max_th in gentle mode) the
+//!   packet is dropped unless `mark_above_max_th` (Linux without `harddrop`).
+//! - Byte mode: avg and thresholds in bytes (thresholds × mean_pktsize, as ns-2 `qib_`), and
+//!   p_a scaled by size/mean_pktsize (ns-2 `bytes_`).
+
+use super::{Aqm, QueueView, Reason, Verdict};
+use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::units::{Time, NS_PER_SEC};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountRule {
+    Uniform,
+    Ns2,
+    Ns2Wait,
+    Independent,
+}
+
+#[derive(Clone, Debug)]
+pub struct RedConfig {
+    /// Thresholds in packets (multiplied by mean_pktsize in byte mode).
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    /// EWMA weight; the automatic value is resolved by `Red::new`.
+    pub w_q: Option<f64>,
+    pub gentle: bool,
+    pub count_rule: CountRule,
+    pub byte_mode: bool,
+    pub mean_pktsize: u32,
+    pub ecn: bool,
+    pub mark_above_max_th: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Red {
+    cfg: RedConfig,
+    w_q: f64,
+    /// Link packets per second at mean_pktsize (ns-2 `ptc`).
+    ptc: f64,
+    min_th: f64,
+    max_th: f64,
+    pub avg: f64,
+    /// Arrivals since the last mark while avg is in the early region; −1 below min_th.
+    count: i64,
+    /// Bytes counterpart of `count` for byte-mode spacing (ns-2 `count_bytes`).
+    count_bytes: u64,
+    idle_since: Option<Time>,
+    last_p_b: f64,
+    last_p_a: f64,
+}
+
+/// Automatic w_q = 1 − exp(−1/C), C the link rate in packets/s (ns-2 `q_weight_ 0`;
+/// Floyd, Gummadi, Shenker 2001): a time constant of about one second of packets.
+pub fn auto_w_q(link_bps: u64, mean_pktsize: u32) -> f64 {
+    let c = link_bps as f64 / (8.0 * mean_pktsize as f64);
+    1.0 - libm::exp(-1.0 / c)
+}
+
+impl Red {
+    pub fn new(cfg: RedConfig, link_bps: u64) -> Red {
+        let scale = if cfg.byte_mode {
+            cfg.mean_pktsize as f64
+        } else {
+            1.0
+        };
+        Red {
+            w_q: cfg
+                .w_q
+                .unwrap_or_else(|| auto_w_q(link_bps, cfg.mean_pktsize)),
+            ptc: link_bps as f64 / (8.0 * cfg.mean_pktsize as f64),
+            min_th: cfg.min_th * scale,
+            max_th: cfg.max_th * scale,
+            avg: 0.0,
+            count: -1,
+            count_bytes: 0,
+            idle_since: None,
+            last_p_b: 0.0,
+            last_p_a: 0.0,
+            cfg,
+        }
+    }
+
+    pub fn w_q(&self) -> f64 {
+        self.w_q
+    }
+
+    /// p_b for the current average (before spacing), or None above the early region.
+    fn p_b(&self) -> Option<f64> {
+        let (a, lo, hi, max_p) = (self.avg, self.min_th, self.max_th, self.cfg.max_p);
+        if a < hi {
+            Some(max_p * (a - lo) / (hi - lo))
+        } else if self.cfg.gentle && a < 2.0 * hi {
+            Some(max_p + (1.0 - max_p) * (a - hi) / hi)
+        } else {
+            None
+        }
+    }
+
+    /// The spacing rule: p_a from p_b and the count (validation.md, "RED details").
+    fn p_a(&self, p_b: f64, size: u32) -> f64 {
+        let count = if self.cfg.byte_mode && self.cfg.count_rule != CountRule::Uniform {
+            (self.count_bytes / self.cfg.mean_pktsize as u64) as f64
+        } else {
+            self.count as f64
+        };
+        let cp = count * p_b;
+        let mut p = match self.cfg.count_rule {
+            CountRule::Independent => p_b,
+            CountRule::Uniform | CountRule::Ns2 => {
+                if cp < 1.0 {
+                    p_b / (1.0 - cp)
+                } else {
+                    1.0
+                }
+            }
+            CountRule::Ns2Wait => {
+                if cp < 1.0 {
+                    0.0
+                } else if cp < 2.0 {
+                    p_b / (2.0 - cp)
+                } else {
+                    1.0
+                }
+            }
+        };
+        if self.cfg.byte_mode && p < 1.0 {
+            p *= size as f64 / self.cfg.mean_pktsize as f64;
+        }
+        p.min(1.0)
+    }
+
+    fn decide(&mut self, size: u32, rng: &mut Rng) -> Option<Reason> {
+        if self.avg < self.min_th {
+            self.count = -1;
+            self.count_bytes = 0;
+            self.last_p_b = 0.0;
+            self.last_p_a = 0.0;
+            return None;
+        }
+        let Some(p_b) = self.p_b() else {
+            self.count = 0;
+            self.count_bytes = 0;
+            self.last_p_b = 1.0;
+            self.last_p_a = 1.0;
+            return Some(Reason::Forced);
+        };
+        self.last_p_b = p_b;
+        let first = self.count < 0;
+        match self.cfg.count_rule {
+            CountRule::Uniform => {
+                // Count the unmarked arrivals *before* this one: the gap to the next mark
+                // is then uniform on 1..1/p_b.
+                if first {
+                    self.count = 0;
+                    self.count_bytes = 0;
+                }
+            }
+            _ => {
+                if first {
+                    // ns-2 `old`: the first arrival in the region starts the count, unmarked.
+                    self.count = 1;
+                    self.count_bytes = size as u64;
+                    self.last_p_a = 0.0;
+                    return None;
+                }
+                self.count += 1;
+                self.count_bytes += size as u64;
+            }
+        }
+        let p_a = self.p_a(p_b, size);
+        self.last_p_a = p_a;
+        if rng.uniform() < p_a {
+            self.count = 0;
+            self.count_bytes = 0;
+            Some(Reason::Early)
+        } else {
+            if self.cfg.count_rule == CountRule::Uniform {
+                self.count += 1;
+                self.count_bytes += size as u64;
+            }
+            None
+        }
+    }
+}
+
+impl Aqm for Red {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        let level = if self.cfg.byte_mode {
+            q.len_bytes as f64
+        } else {
+            q.len_pkts as f64
+        };
+        match self.idle_since.take() {
+            Some(since) if level == 0.0 => {
+                let m = libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64);
+                self.avg *= libm::pow(1.0 - self.w_q, m);
+            }
+            _ => self.avg = (1.0 - self.w_q) * self.avg + self.w_q * level,
+        }
+        match self.decide(pkt.size, rng) {
+            None => Verdict::Pass,
+            Some(Reason::Forced) if self.cfg.ecn && self.cfg.mark_above_max_th => {
+                Verdict::Mark(Reason::Forced)
+            }
+            Some(r @ Reason::Early) if self.cfg.ecn => Verdict::Mark(r),
+            Some(r) => Verdict::Drop(r),
+        }
+    }
+
+    fn on_overflow(&mut self, _q: &QueueView, _now: Time) {
+        // A forced drop resets the count (validation.md regression list; ns-2 `ns1_compat_`).
+        if self.count >= 0 {
+            self.count = 0;
+            self.count_bytes = 0;
+        }
+    }
+
+    fn on_idle(&mut self, since: Time) {
+        self.idle_since = Some(since);
+    }
+
+    fn metric_names(&self) -> &'static [&'static str] {
+        &["avg", "p_b", "p_a", "count"]
+    }
+
+    fn metrics(&self, _q: &QueueView, _now: Time, out: &mut [f64]) {
+        out[0] = self.avg;
+        out[1] = self.last_p_b;
+        out[2] = self.last_p_a;
+        out[3] = self.count as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::Limit;
+
+    fn cfg(rule: CountRule) -> RedConfig {
+        RedConfig {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.2,
+            w_q: Some(0.0), // frozen average: the marked fraction depends on the rule only
+            gentle: false,
+            count_rule: rule,
+            byte_mode: false,
+            mean_pktsize: 1000,
+            ecn: false,
+            mark_above_max_th: false,
+        }
+    }
+
+    fn view(len: u32) -> QueueView {
+        QueueView {
+            len_pkts: len,
+            len_bytes: len as u64 * 1000,
+            limit: Limit::Packets(100),
+            link_bps: 10_000_000,
+        }
+    }
+
+    fn pkt() -> Packet {
+        Packet {
+            size: 1000,
+            ..Default::default()
+        }
+    }
+
+    /// validation.md: the marked fraction at a frozen p_b, for each spacing rule, within four
+    /// standard deviations of a renewal process with the rule's gap distribution (gaps
+    /// uniform on an interval of 1/p_b integers: variance ((1/p_b)² − 1)/12).
+    #[test]
+    fn count_rules_give_the_tabulated_marked_fractions() {
+        let n = 1_000_000u64;
+        for (rule, fraction) in [
+            (
+                CountRule::Uniform,
+                (|p: f64| 2.0 * p / (1.0 + p)) as fn(f64) -> f64,
+            ),
+            (CountRule::Ns2, |p| 2.0 * p),
+            (CountRule::Ns2Wait, |p| 2.0 * p / (3.0 - p)),
+            (CountRule::Independent, |p| p),
+        ] {
+            for p_b in [0.02, 0.05, 0.1] {
+                let mut red = Red::new(cfg(rule), 10_000_000);
+                red.avg = 5.0 + p_b / 0.2 * 10.0;
+                let mut rng = Rng::for_component(1, 0, "red-test");
+                let marks = (0..n)
+                    .filter(|_| red.on_arrival(&view(10), &pkt(), 0, &mut rng) != Verdict::Pass)
+                    .count() as f64;
+                let expect = fraction(p_b);
+                let mean_gap = 1.0 / expect;
+                let var_gap = if rule == CountRule::Independent {
+                    (1.0 - p_b) / (p_b * p_b)
+                } else {
+                    ((1.0 / p_b).powi(2) - 1.0) / 12.0
+                };
+                let sd = (var_gap / (mean_gap.powi(3) * n as f64)).sqrt();
+                let got = marks / n as f64;
+                assert!(
+                    (got - expect).abs() < 4.0 * sd,
+                    "{rule:?} p_b={p_b}: {got} vs {expect} (sd {sd:.2e})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_values_are_the_formulas() {
+        let table: [(f64, f64, f64, f64); 3] = [
+            (0.02, 0.039216, 0.04, 0.013423),
+            (0.05, 0.095238, 0.1, 0.033898),
+            (0.1, 0.181818, 0.2, 0.068966),
+        ];
+        for (p, fj, ns2, wait) in table {
+            assert!((2.0 * p / (1.0 + p) - fj).abs() < 5e-7);
+            assert!((2.0 * p - ns2).abs() < 5e-7);
+            assert!((2.0 * p / (3.0 - p) - wait).abs() < 5e-7);
+        }
+    }
+
+    /// validation.md regression: 1000 s idle on a 10 Gb/s link decays avg in O(1), exactly
+    /// avg0·(1 − w_q)^m with m = idle × C.
+    #[test]
+    fn long_idle_period_decays_the_average_in_constant_time() {
+        let mut c = cfg(CountRule::Uniform);
+        c.w_q = Some(0.002);
+        let mut red = Red::new(c, 10_000_000_000);
+        red.avg = 100.0;
+        red.on_idle(0);
+        let mut rng = Rng::for_component(1, 0, "t");
+        let t0 = 1000 * NS_PER_SEC;
+        red.on_arrival(&view(0), &pkt(), t0, &mut rng);
+        let m = 1000.0 * 10e9 / 8000.0;
+        assert_eq!(red.avg, 100.0 * libm::pow(0.998, m));
+        // A short idle decays by the exact power too.
+        red.avg = 50.0;
+        red.on_idle(t0);
+        red.on_arrival(&view(0), &pkt(), t0 + 8_000, &mut rng); // 8 µs = 10 packet times
+        assert_eq!(red.avg, 50.0 * libm::pow(0.998, 10.0));
+    }
+
+    #[test]
+    fn above_max_th_drops_and_resets_the_count_and_ecn_marks_only_early() {
+        let mut c = cfg(CountRule::Ns2);
+        c.ecn = true;
+        let mut red = Red::new(c.clone(), 10_000_000);
+        let mut rng = Rng::for_component(1, 0, "t");
+        red.avg = 20.0;
+        red.count = 7;
+        assert_eq!(
+            red.on_arrival(&view(10), &pkt(), 0, &mut rng),
+            Verdict::Drop(Reason::Forced)
+        );
+        assert_eq!(red.count, 0);
+        c.mark_above_max_th = true;
+        let mut red = Red::new(c, 10_000_000);
+        red.avg = 20.0;
+        assert_eq!(
+            red.on_arrival(&view(10), &pkt(), 0, &mut rng),
+            Verdict::Mark(Reason::Forced)
+        );
+        // Early decisions are marks when ECN is on.
+        red.avg = 14.9;
+        red.count = 1;
+        let v = (0..50)
+            .map(|_| red.on_arrival(&view(10), &pkt(), 0, &mut rng))
+            .find(|v| *v != Verdict::Pass);
+        assert_eq!(v, Some(Verdict::Mark(Reason::Early)));
+    }
+
+    #[test]
+    fn gentle_mode_ramps_from_max_p_to_one_between_max_th_and_twice_max_th() {
+        let mut c = cfg(CountRule::Independent);
+        c.gentle = true;
+        let mut red = Red::new(c, 10_000_000);
+        for (avg, p) in [(15.0, 0.2), (22.5, 0.6), (29.99, 0.2 + 0.8 * 14.99 / 15.0)] {
+            red.avg = avg;
+            assert!((red.p_b().unwrap() - p).abs() < 1e-12, "avg {avg}");
+        }
+        red.avg = 30.0;
+        assert_eq!(red.p_b(), None);
+    }
+
+    #[test]
+    fn below_min_th_nothing_is_dropped_and_the_count_is_reset() {
+        let mut red = Red::new(cfg(CountRule::Ns2Wait), 10_000_000);
+        let mut rng = Rng::for_component(1, 0, "t");
+        red.avg = 4.9;
+        red.count = 12;
+        for _ in 0..1000 {
+            assert_eq!(
+                red.on_arrival(&view(10), &pkt(), 0, &mut rng),
+                Verdict::Pass
+            );
+        }
+        assert_eq!(red.count, -1);
+    }
+
+    #[test]
+    fn automatic_w_q_matches_the_ared_table() {
+        assert!((auto_w_q(10_000_000, 1000) - 7.996801e-4).abs() < 5e-10);
+        assert!((auto_w_q(100_000_000, 1000) - 7.999680e-5).abs() < 5e-11);
+    }
+
+    #[test]
+    fn byte_mode_scales_thresholds_and_probability_by_packet_size() {
+        let mut c = cfg(CountRule::Independent);
+        c.byte_mode = true;
+        c.mean_pktsize = 500;
+        let red = Red::new(c, 10_000_000);
+        assert_eq!((red.min_th, red.max_th), (2500.0, 7500.0));
+        assert!((red.p_a(0.1, 1000) - 0.2).abs() < 1e-12);
+        assert!((red.p_a(0.1, 250) - 0.05).abs() < 1e-12);
+    }
+}

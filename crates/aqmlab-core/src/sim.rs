@@ -429,7 +429,14 @@ impl<'a> Simulator<'a> {
                     Some(TimerOwner::TcpRto(f)) => self.on_rto_timer(f as usize),
                     Some(TimerOwner::TcpDelAck(f)) => self.on_delack_timer(f as usize),
                     Some(TimerOwner::Aqm(c)) => {
-                        let q = &mut self.channels[c as usize].queue;
+                        let ch = &mut self.channels[c as usize];
+                        // Idleness is reported lazily at the next arrival; a periodic AQM
+                        // must learn of it before its timer acts on the average.
+                        if ch.active && !ch.txend_pending && t >= ch.busy_until {
+                            ch.queue.aqm.on_idle(ch.busy_until);
+                            ch.active = false;
+                        }
+                        let q = &mut ch.queue;
                         let view = q.view();
                         if let Some(next) = q.aqm.on_timer(&view, t) {
                             self.timers.arm(&mut self.events, next, TimerOwner::Aqm(c));

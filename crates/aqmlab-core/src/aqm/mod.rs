@@ -18,6 +18,7 @@
 //! packet is passed unchanged (RFC 3168 §5 and §7; it is never dropped for being CE). A full
 //! buffer always drops, even an ECN-capable packet the AQM wanted to mark (RFC 3168 §7).
 
+pub mod ared;
 pub mod droptail;
 pub mod red;
 
@@ -25,6 +26,7 @@ use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::Time;
 
+pub use ared::Ared;
 pub use droptail::DropTail;
 pub use red::Red;
 
@@ -141,6 +143,7 @@ pub trait Aqm {
 pub enum AnyAqm {
     DropTail(DropTail),
     Red(Red),
+    Ared(Ared),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -150,6 +153,7 @@ macro_rules! dispatch {
         match $self {
             AnyAqm::DropTail($a) => $e,
             AnyAqm::Red($a) => $e,
+            AnyAqm::Ared($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -162,6 +166,7 @@ impl AnyAqm {
         match self {
             AnyAqm::DropTail(_) => "droptail",
             AnyAqm::Red(_) => "red",
+            AnyAqm::Ared(_) => "ared",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

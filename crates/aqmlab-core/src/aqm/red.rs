@@ -103,6 +103,28 @@ impl Red {
     pub fn w_q(&self) -> f64 {
         self.w_q
     }
+    pub fn max_p(&self) -> f64 {
+        self.cfg.max_p
+    }
+    /// Adaptive variants move max_p; the gentle ramp follows it (unlike ns-2, whose gentle
+    /// segment keeps the initial max_p).
+    pub fn set_max_p(&mut self, max_p: f64) {
+        self.cfg.max_p = max_p;
+    }
+    /// Thresholds in the units of avg (packets, or bytes in byte mode).
+    pub fn thresholds(&self) -> (f64, f64) {
+        (self.min_th, self.max_th)
+    }
+    /// Brings avg up to date for an idle period ending at `now` (for periodic controllers).
+    pub fn decay_idle(&mut self, q: &QueueView, now: Time) {
+        if q.len_pkts == 0 {
+            if let Some(since) = self.idle_since {
+                let m = libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64);
+                self.avg *= libm::pow(1.0 - self.w_q, m);
+                self.idle_since = Some(now);
+            }
+        }
+    }
 
     /// p_b for the current average (before spacing), or None above the early region.
     fn p_b(&self) -> Option<f64> {

@@ -1,0 +1,186 @@
+//! Adaptive RED (Floyd, Gummadi, Shenker, "Adaptive RED: An Algorithm for Increasing the
+//! Robustness of RED's Active Queue Management", 2001): RED whose max_p is adapted every
+//! `interval` to keep avg inside the target band [min_th + 0.4Δ, min_th + 0.6Δ],
+//! Δ = max_th − min_th; additive increase by α = min(0.01, max_p/4) while max_p ≤ top,
+//! multiplicative decrease by β = 0.9 while max_p ≥ bottom. Automatic parameters:
+//! w_q = 1 − exp(−1/C), min_th = max(5, target_delay·C/2), max_th = 3·min_th, C = link
+//! packets/s (validation.md table).
+//!
+//! Composition, not flags: `Ared` owns a `Red` and only moves its max_p.
+//! Choice: the adaptation runs on a timer every `interval` whether or not packets arrive
+//! (the paper; Linux `red_adaptative_algo`), decaying avg first if the link is idle; ns-2
+//! checks on arrivals instead (algorithms.md §2.2). Bounds are checked before each step, as
+//! in the paper, so max_p may exceed top or fall below bottom by one step.
+
+use super::red::{Red, RedConfig};
+use super::{Aqm, QueueView, Verdict};
+use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::units::{Time, NS_PER_SEC};
+
+#[derive(Clone, Debug)]
+pub struct AredConfig {
+    pub interval: Time,
+    pub alpha_max: f64,
+    pub beta: f64,
+    pub top: f64,
+    pub bottom: f64,
+}
+
+/// ARED's automatic thresholds in packets for a link of `link_bps`, packets of
+/// `mean_pktsize` bytes and a target queueing delay.
+pub fn auto_thresholds(link_bps: u64, mean_pktsize: u32, target_delay: Time) -> (f64, f64) {
+    let c = link_bps as f64 / (8.0 * mean_pktsize as f64);
+    let min_th = (target_delay as f64 / NS_PER_SEC as f64 * c / 2.0).max(5.0);
+    (min_th, 3.0 * min_th)
+}
+
+#[derive(Clone, Debug)]
+pub struct Ared {
+    pub red: Red,
+    cfg: AredConfig,
+}
+
+impl Ared {
+    pub fn new(red: RedConfig, cfg: AredConfig, link_bps: u64) -> Ared {
+        Ared {
+            red: Red::new(red, link_bps),
+            cfg,
+        }
+    }
+
+    /// One adaptation step (the body of the paper's periodic loop).
+    pub fn adapt(&mut self) {
+        let (lo, hi) = self.red.thresholds();
+        let d = hi - lo;
+        let (target_low, target_high) = (lo + 0.4 * d, lo + 0.6 * d);
+        let max_p = self.red.max_p();
+        if self.red.avg > target_high && max_p <= self.cfg.top {
+            self.red
+                .set_max_p(max_p + self.cfg.alpha_max.min(max_p / 4.0));
+        } else if self.red.avg < target_low && max_p >= self.cfg.bottom {
+            self.red.set_max_p(max_p * self.cfg.beta);
+        }
+    }
+}
+
+impl Aqm for Ared {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        self.red.on_arrival(q, pkt, now, rng)
+    }
+    fn on_overflow(&mut self, q: &QueueView, now: Time) {
+        self.red.on_overflow(q, now)
+    }
+    fn on_idle(&mut self, since: Time) {
+        self.red.on_idle(since)
+    }
+    fn first_timer(&self, now: Time) -> Option<Time> {
+        Some(now + self.cfg.interval)
+    }
+    fn on_timer(&mut self, q: &QueueView, now: Time) -> Option<Time> {
+        self.red.decay_idle(q, now);
+        self.adapt();
+        Some(now + self.cfg.interval)
+    }
+    fn metric_names(&self) -> &'static [&'static str] {
+        &["avg", "p_b", "p_a", "count", "max_p"]
+    }
+    fn metrics(&self, q: &QueueView, now: Time, out: &mut [f64]) {
+        self.red.metrics(q, now, &mut out[..4]);
+        out[4] = self.red.max_p();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::red::CountRule;
+
+    fn ared(avg: f64, max_p: f64) -> Ared {
+        let (min_th, max_th) = auto_thresholds(10_000_000, 1000, 5_000_000);
+        let mut a = Ared::new(
+            RedConfig {
+                min_th,
+                max_th,
+                max_p,
+                w_q: None,
+                gentle: true,
+                count_rule: CountRule::Ns2Wait,
+                byte_mode: false,
+                mean_pktsize: 1000,
+                ecn: false,
+                mark_above_max_th: false,
+            },
+            AredConfig {
+                interval: NS_PER_SEC / 2,
+                alpha_max: 0.01,
+                beta: 0.9,
+                top: 0.5,
+                bottom: 0.01,
+            },
+            10_000_000,
+        );
+        a.red.avg = avg;
+        a
+    }
+
+    /// validation.md: automatic parameters for 10 and 100 Mb/s links, 1000-byte packets.
+    #[test]
+    fn automatic_parameters_match_the_table() {
+        assert_eq!(auto_thresholds(10_000_000, 1000, 5_000_000), (5.0, 15.0));
+        assert_eq!(
+            auto_thresholds(100_000_000, 1000, 5_000_000),
+            (31.25, 93.75)
+        );
+        let a = ared(0.0, 0.1);
+        assert!((a.red.w_q() - 7.996801e-4).abs() < 5e-10);
+    }
+
+    #[test]
+    fn max_p_rises_above_the_band_and_falls_below_it() {
+        // Band for (5, 15): [9, 11].
+        let mut a = ared(12.0, 0.1);
+        a.adapt();
+        assert!((a.red.max_p() - 0.11).abs() < 1e-15); // + min(0.01, 0.025)
+        let mut a = ared(12.0, 0.02);
+        a.adapt();
+        assert!((a.red.max_p() - 0.025).abs() < 1e-15); // + min(0.01, 0.005)
+        let mut a = ared(8.0, 0.1);
+        a.adapt();
+        assert!((a.red.max_p() - 0.09).abs() < 1e-15);
+        let mut a = ared(10.0, 0.1);
+        a.adapt();
+        assert_eq!(a.red.max_p(), 0.1); // inside the band: unchanged
+    }
+
+    #[test]
+    fn bounds_are_checked_before_the_step() {
+        let mut a = ared(12.0, 0.5);
+        a.adapt();
+        assert!((a.red.max_p() - 0.51).abs() < 1e-15); // may overshoot top by one step
+        a.adapt();
+        assert!((a.red.max_p() - 0.51).abs() < 1e-15); // then stops
+        let mut a = ared(8.0, 0.0105);
+        a.adapt();
+        assert!((a.red.max_p() - 0.00945).abs() < 1e-15);
+        a.adapt();
+        assert!((a.red.max_p() - 0.00945).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_timer_runs_every_interval_and_decays_an_idle_average() {
+        let mut a = ared(12.0, 0.1);
+        assert_eq!(a.first_timer(0), Some(NS_PER_SEC / 2));
+        a.on_idle(0);
+        let q = QueueView {
+            len_pkts: 0,
+            len_bytes: 0,
+            limit: crate::queue::Limit::Packets(100),
+            link_bps: 10_000_000,
+        };
+        // 0.5 s idle on 10 Mb/s = 625 packet times: avg 12 → 12·(1−w_q)^625 ≈ 7.3 < 9.
+        assert_eq!(a.on_timer(&q, NS_PER_SEC / 2), Some(NS_PER_SEC));
+        assert!(a.red.avg < 9.0 && a.red.avg > 7.0, "{}", a.red.avg);
+        assert!((a.red.max_p() - 0.09).abs() < 1e-15);
+    }
+}

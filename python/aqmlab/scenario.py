@@ -93,6 +93,17 @@ def red(
     )
 
 
+def ared(
+    min_th: float | None = None,
+    max_th: float | None = None,
+    **params: Any,
+) -> dict[str, Any]:
+    """Adaptive RED (docs/aqm/ared.md): thresholds automatic unless given; other fields
+    (target_delay, interval, max_p, alpha, beta, top, bottom, w_q, gentle, count_rule,
+    byte_mode, mean_pktsize, ecn, mark_above_max_th) as in the scenario reference."""
+    return _opt({"type": "ared"}, min_th=min_th, max_th=max_th, **params)
+
+
 def queue(
     *,
     limit_pkts: int | None = None,
@@ -485,6 +496,7 @@ def load(path: str | os.PathLike[str]) -> Scenario:
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ared",
     "as_toml",
     "bernoulli",
     "cbr",

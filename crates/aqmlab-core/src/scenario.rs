@@ -155,6 +155,69 @@ pub enum AqmSpec {
     #[default]
     Droptail,
     Red(RedSpec),
+    Ared(AredSpec),
+}
+
+/// Adaptive RED parameters (docs/aqm/ared.md). Thresholds default to ARED's automatic
+/// values (min_th = max(5, target_delay·C/2), max_th = 3·min_th).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AredSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<f64>,
+    #[serde(default = "default_target_delay")]
+    pub target_delay: Duration,
+    #[serde(default = "default_ared_interval")]
+    pub interval: Duration,
+    /// The initial max_p.
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    #[serde(default = "default_beta")]
+    pub beta: f64,
+    #[serde(default = "default_top")]
+    pub top: f64,
+    #[serde(default = "default_bottom")]
+    pub bottom: f64,
+    #[serde(default)]
+    pub w_q: Weight,
+    #[serde(default = "default_true")]
+    pub gentle: bool,
+    #[serde(default = "default_count_rule")]
+    pub count_rule: CountRuleSpec,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub mark_above_max_th: bool,
+}
+
+fn default_target_delay() -> Duration {
+    Duration(5_000_000)
+}
+fn default_ared_interval() -> Duration {
+    Duration(500_000_000)
+}
+fn default_alpha() -> f64 {
+    0.01
+}
+fn default_beta() -> f64 {
+    0.9
+}
+fn default_top() -> f64 {
+    0.5
+}
+fn default_bottom() -> f64 {
+    0.01
+}
+fn default_true() -> bool {
+    true
 }
 
 /// RED parameters (docs/aqm/red.md). Thresholds in packets (× mean_pktsize in byte mode).
@@ -255,10 +318,11 @@ struct NoParams {}
 
 impl<'de> Deserialize<'de> for AqmSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red"])?;
+        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red", "ared"])?;
         match ty.as_str() {
             "droptail" => inner::<NoParams, D::Error>(rest).map(|_| AqmSpec::Droptail),
             "red" => inner::<RedSpec, D::Error>(rest).map(AqmSpec::Red),
+            "ared" => inner::<AredSpec, D::Error>(rest).map(AqmSpec::Ared),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1178,6 +1242,7 @@ impl Validator {
                     );
                 }
             }
+            AqmSpec::Ared(r) => self.ared(&format!("{p}.aqm"), r),
         }
     }
 
@@ -1215,6 +1280,74 @@ impl Validator {
             node = s.node_index(next)?;
         }
         None
+    }
+
+    fn ared(&mut self, a: &str, r: &AredSpec) {
+        match (r.min_th, r.max_th) {
+            (Some(lo), _) if !(lo.is_finite() && lo >= 0.0) => self.err(
+                format!("{a}.min_th"),
+                lo,
+                "must be a finite number >= 0 (packets)",
+            ),
+            (Some(lo), Some(hi)) if !(hi.is_finite() && hi > lo) => self.err(
+                format!("{a}.max_th"),
+                hi,
+                format!("must be > min_th = {lo}"),
+            ),
+            (None, Some(_)) => self.err(
+                format!("{a}.max_th"),
+                "",
+                "give min_th too, or neither (both automatic)",
+            ),
+            _ => {}
+        }
+        for (field, v) in [("max_p", r.max_p), ("top", r.top), ("bottom", r.bottom)] {
+            if !(v.is_finite() && v > 0.0 && v <= 1.0) {
+                self.err(format!("{a}.{field}"), v, "must be a probability in (0, 1]");
+            }
+        }
+        if r.bottom > r.top {
+            self.err(
+                format!("{a}.bottom"),
+                r.bottom,
+                format!("must be <= top = {}", r.top),
+            );
+        }
+        if !(r.alpha.is_finite() && r.alpha > 0.0 && r.alpha <= 1.0) {
+            self.err(format!("{a}.alpha"), r.alpha, "must be in (0, 1]");
+        }
+        if !(r.beta.is_finite() && r.beta > 0.0 && r.beta < 1.0) {
+            self.err(format!("{a}.beta"), r.beta, "must be in (0, 1)");
+        }
+        if r.interval.0 == 0 {
+            self.err(format!("{a}.interval"), "\"0ns\"", "must be > 0");
+        }
+        if r.target_delay.0 == 0 && r.min_th.is_none() {
+            self.err(
+                format!("{a}.target_delay"),
+                "\"0ns\"",
+                "must be > 0 when the thresholds are automatic",
+            );
+        }
+        if let Weight::Value(w) = r.w_q {
+            if !(w.is_finite() && w > 0.0 && w <= 1.0) {
+                self.err(format!("{a}.w_q"), w, "must be in (0, 1], or \"auto\"");
+            }
+        }
+        if r.mean_pktsize.0 == 0 || r.mean_pktsize.0 > MAX_PACKET {
+            self.err(
+                format!("{a}.mean_pktsize"),
+                r.mean_pktsize.0,
+                format!("must be in [1, {MAX_PACKET}] bytes"),
+            );
+        }
+        if r.mark_above_max_th && !r.ecn {
+            self.err(
+                format!("{a}.mark_above_max_th"),
+                "true",
+                "only meaningful with ecn = true",
+            );
+        }
     }
 
     fn node_ref(&mut self, path: &str, name: &str, index: &BTreeMap<&str, usize>) -> Option<usize> {

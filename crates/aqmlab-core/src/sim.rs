@@ -4,8 +4,9 @@
 //! behind it) and `Arrive` at the far end, scheduled when transmission starts, merging
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
+use crate::aqm::ared::{auto_thresholds, AredConfig};
 use crate::aqm::red::{CountRule, RedConfig};
-use crate::aqm::{AnyAqm, Aqm, DropTail, Reason, Red, NUM_REASONS};
+use crate::aqm::{AnyAqm, Aqm, Ared, DropTail, Reason, Red, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -233,12 +234,7 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
                     Weight::Value(w) => Some(w),
                 },
                 gentle: r.gentle,
-                count_rule: match r.count_rule {
-                    CountRuleSpec::Uniform => CountRule::Uniform,
-                    CountRuleSpec::Ns2 => CountRule::Ns2,
-                    CountRuleSpec::Ns2Wait => CountRule::Ns2Wait,
-                    CountRuleSpec::Independent => CountRule::Independent,
-                },
+                count_rule: count_rule(r.count_rule),
                 byte_mode: r.byte_mode,
                 mean_pktsize: r.mean_pktsize.0 as u32,
                 ecn: r.ecn,
@@ -246,6 +242,38 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
             },
             bps,
         )),
+        AqmSpec::Ared(r) => {
+            let (lo, hi) = match (r.min_th, r.max_th) {
+                (Some(lo), Some(hi)) => (lo, hi),
+                (Some(lo), None) => (lo, 3.0 * lo),
+                _ => auto_thresholds(bps, r.mean_pktsize.0 as u32, r.target_delay.0),
+            };
+            AnyAqm::Ared(Ared::new(
+                RedConfig {
+                    min_th: lo,
+                    max_th: hi,
+                    max_p: r.max_p,
+                    w_q: match r.w_q {
+                        Weight::Auto => None,
+                        Weight::Value(w) => Some(w),
+                    },
+                    gentle: r.gentle,
+                    count_rule: count_rule(r.count_rule),
+                    byte_mode: r.byte_mode,
+                    mean_pktsize: r.mean_pktsize.0 as u32,
+                    ecn: r.ecn,
+                    mark_above_max_th: r.mark_above_max_th,
+                },
+                AredConfig {
+                    interval: r.interval.0,
+                    alpha_max: r.alpha,
+                    beta: r.beta,
+                    top: r.top,
+                    bottom: r.bottom,
+                },
+                bps,
+            ))
+        }
     };
     OutputQueue::new(limit, bps, aqm, rng)
 }
@@ -975,6 +1003,15 @@ impl<'a> Simulator<'a> {
             packets: self.packets.created(),
             measured_s: t,
         })
+    }
+}
+
+fn count_rule(c: CountRuleSpec) -> CountRule {
+    match c {
+        CountRuleSpec::Uniform => CountRule::Uniform,
+        CountRuleSpec::Ns2 => CountRule::Ns2,
+        CountRuleSpec::Ns2Wait => CountRule::Ns2Wait,
+        CountRuleSpec::Independent => CountRule::Independent,
     }
 }
 

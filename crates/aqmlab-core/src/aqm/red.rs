@@ -232,21 +232,33 @@ impl Aqm for Red {
         } else {
             q.len_pkts as f64
         };
-        match self.idle_since.take() {
+        let idle = match self.idle_since.take() {
             Some(since) if level == 0.0 => {
                 let m = libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64);
                 self.avg *= libm::pow(1.0 - self.w_q, m);
+                true
             }
-            _ => self.avg = (1.0 - self.w_q) * self.avg + self.w_q * level,
-        }
-        match self.decide(pkt.size, rng) {
+            _ => {
+                self.avg = (1.0 - self.w_q) * self.avg + self.w_q * level;
+                false
+            }
+        };
+        let verdict = match self.decide(pkt.size, rng) {
             None => Verdict::Pass,
             Some(Reason::Forced) if self.cfg.ecn && self.cfg.mark_above_max_th => {
                 Verdict::Mark(Reason::Forced)
             }
             Some(r @ Reason::Early) if self.cfg.ecn => Verdict::Mark(r),
             Some(r) => Verdict::Drop(r),
+        };
+        if idle && matches!(verdict, Verdict::Drop(_)) {
+            // Dropped at an empty queue: the link stays idle, so the idle period goes on
+            // from now (the decay so far applied). Forgetting it would leave avg above
+            // max_th with nothing to lower it but the tiny EWMA steps of the next arrivals,
+            // each of which is dropped: a lock-out (seen with TCP flows and automatic w_q).
+            self.idle_since = Some(now);
         }
+        verdict
     }
 
     fn on_overflow(&mut self, _q: &QueueView, _now: Time) {
@@ -410,6 +422,27 @@ mod tests {
             .map(|_| red.on_arrival(&view(10), &pkt(), 0, &mut rng))
             .find(|v| *v != Verdict::Pass);
         assert_eq!(v, Some(Verdict::Mark(Reason::Early)));
+    }
+
+    /// Arrivals dropped at an idle link keep the idle period going: avg keeps decaying with
+    /// time, so a RED above max_th recovers instead of locking out.
+    #[test]
+    fn dropped_arrivals_at_an_idle_link_do_not_stop_the_idle_decay() {
+        let mut c = cfg(CountRule::Ns2);
+        c.w_q = Some(0.002);
+        let mut red = Red::new(c, 10_000_000); // C = 1250 packets/s
+        let mut rng = Rng::for_component(1, 0, "t");
+        red.avg = 40.0;
+        red.on_idle(0);
+        let ms = 1_000_000;
+        let v = red.on_arrival(&view(0), &pkt(), 100 * ms, &mut rng);
+        assert_eq!(v, Verdict::Drop(Reason::Forced));
+        let after_first = red.avg;
+        assert_eq!(after_first, 40.0 * libm::pow(0.998, 125.0));
+        // 0.9 s later, still idle: a further 1125 packet times of decay.
+        red.on_arrival(&view(0), &pkt(), 1000 * ms, &mut rng);
+        assert!((red.avg - after_first * libm::pow(0.998, 1125.0)).abs() < 1e-12);
+        assert!(red.avg < 5.0);
     }
 
     #[test]

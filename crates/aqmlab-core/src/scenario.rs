@@ -198,6 +198,25 @@ pub struct AredSpec {
     pub mark_above_max_th: bool,
 }
 
+impl AredSpec {
+    /// The RED this ARED starts from, with the given thresholds: ARED is RED plus a
+    /// controller of max_p, so the shared fields are validated and built as RED's.
+    pub fn red(&self, min_th: f64, max_th: f64) -> RedSpec {
+        RedSpec {
+            min_th,
+            max_th,
+            max_p: self.max_p,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            count_rule: self.count_rule,
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize,
+            ecn: self.ecn,
+            mark_above_max_th: self.mark_above_max_th,
+        }
+    }
+}
+
 fn default_target_delay() -> Duration {
     Duration(5_000_000)
 }
@@ -1215,32 +1234,7 @@ impl Validator {
                         format!("must be > min_th = {}", r.min_th),
                     );
                 }
-                if !(r.max_p.is_finite() && r.max_p > 0.0 && r.max_p <= 1.0) {
-                    self.err(
-                        format!("{a}.max_p"),
-                        r.max_p,
-                        "must be a probability in (0, 1]",
-                    );
-                }
-                if let Weight::Value(w) = r.w_q {
-                    if !(w.is_finite() && w > 0.0 && w <= 1.0) {
-                        self.err(format!("{a}.w_q"), w, "must be in (0, 1], or \"auto\"");
-                    }
-                }
-                if r.mean_pktsize.0 == 0 || r.mean_pktsize.0 > MAX_PACKET {
-                    self.err(
-                        format!("{a}.mean_pktsize"),
-                        r.mean_pktsize.0,
-                        format!("must be in [1, {MAX_PACKET}] bytes"),
-                    );
-                }
-                if r.mark_above_max_th && !r.ecn {
-                    self.err(
-                        format!("{a}.mark_above_max_th"),
-                        "true",
-                        "only meaningful with ecn = true",
-                    );
-                }
+                self.red_fields(&a, r);
             }
             AqmSpec::Ared(r) => self.ared(&format!("{p}.aqm"), r),
         }
@@ -1301,7 +1295,7 @@ impl Validator {
             ),
             _ => {}
         }
-        for (field, v) in [("max_p", r.max_p), ("top", r.top), ("bottom", r.bottom)] {
+        for (field, v) in [("top", r.top), ("bottom", r.bottom)] {
             if !(v.is_finite() && v > 0.0 && v <= 1.0) {
                 self.err(format!("{a}.{field}"), v, "must be a probability in (0, 1]");
             }
@@ -1327,6 +1321,18 @@ impl Validator {
                 format!("{a}.target_delay"),
                 "\"0ns\"",
                 "must be > 0 when the thresholds are automatic",
+            );
+        }
+        self.red_fields(a, &r.red(0.0, 1.0));
+    }
+
+    /// The RED fields other than the thresholds (shared by RED and ARED).
+    fn red_fields(&mut self, a: &str, r: &RedSpec) {
+        if !(r.max_p.is_finite() && r.max_p > 0.0 && r.max_p <= 1.0) {
+            self.err(
+                format!("{a}.max_p"),
+                r.max_p,
+                "must be a probability in (0, 1]",
             );
         }
         if let Weight::Value(w) = r.w_q {

@@ -15,7 +15,7 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    AqmSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario,
+    AqmSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, RedSpec, Scenario,
     ScenarioErrors, TcpVariant, Weight,
 };
 use crate::tcp::{
@@ -224,55 +224,21 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
     };
     let aqm = match &q.aqm {
         AqmSpec::Droptail => AnyAqm::DropTail(DropTail),
-        AqmSpec::Red(r) => AnyAqm::Red(Red::new(
-            RedConfig {
-                min_th: r.min_th,
-                max_th: r.max_th,
-                max_p: r.max_p,
-                w_q: match r.w_q {
-                    Weight::Auto => None,
-                    Weight::Value(w) => Some(w),
-                },
-                gentle: r.gentle,
-                count_rule: count_rule(r.count_rule),
-                byte_mode: r.byte_mode,
-                mean_pktsize: r.mean_pktsize.0 as u32,
-                ecn: r.ecn,
-                mark_above_max_th: r.mark_above_max_th,
-            },
-            bps,
-        )),
+        AqmSpec::Red(r) => AnyAqm::Red(Red::new(red_config(r), bps)),
         AqmSpec::Ared(r) => {
             let (lo, hi) = match (r.min_th, r.max_th) {
                 (Some(lo), Some(hi)) => (lo, hi),
                 (Some(lo), None) => (lo, 3.0 * lo),
                 _ => auto_thresholds(bps, r.mean_pktsize.0 as u32, r.target_delay.0),
             };
-            AnyAqm::Ared(Ared::new(
-                RedConfig {
-                    min_th: lo,
-                    max_th: hi,
-                    max_p: r.max_p,
-                    w_q: match r.w_q {
-                        Weight::Auto => None,
-                        Weight::Value(w) => Some(w),
-                    },
-                    gentle: r.gentle,
-                    count_rule: count_rule(r.count_rule),
-                    byte_mode: r.byte_mode,
-                    mean_pktsize: r.mean_pktsize.0 as u32,
-                    ecn: r.ecn,
-                    mark_above_max_th: r.mark_above_max_th,
-                },
-                AredConfig {
-                    interval: r.interval.0,
-                    alpha_max: r.alpha,
-                    beta: r.beta,
-                    top: r.top,
-                    bottom: r.bottom,
-                },
-                bps,
-            ))
+            let ctl = AredConfig {
+                interval: r.interval.0,
+                alpha_max: r.alpha,
+                beta: r.beta,
+                top: r.top,
+                bottom: r.bottom,
+            };
+            AnyAqm::Ared(Ared::new(red_config(&r.red(lo, hi)), ctl, bps))
         }
     };
     OutputQueue::new(limit, bps, aqm, rng)
@@ -1006,12 +972,26 @@ impl<'a> Simulator<'a> {
     }
 }
 
-fn count_rule(c: CountRuleSpec) -> CountRule {
-    match c {
-        CountRuleSpec::Uniform => CountRule::Uniform,
-        CountRuleSpec::Ns2 => CountRule::Ns2,
-        CountRuleSpec::Ns2Wait => CountRule::Ns2Wait,
-        CountRuleSpec::Independent => CountRule::Independent,
+fn red_config(r: &RedSpec) -> RedConfig {
+    RedConfig {
+        min_th: r.min_th,
+        max_th: r.max_th,
+        max_p: r.max_p,
+        w_q: match r.w_q {
+            Weight::Auto => None,
+            Weight::Value(w) => Some(w),
+        },
+        gentle: r.gentle,
+        count_rule: match r.count_rule {
+            CountRuleSpec::Uniform => CountRule::Uniform,
+            CountRuleSpec::Ns2 => CountRule::Ns2,
+            CountRuleSpec::Ns2Wait => CountRule::Ns2Wait,
+            CountRuleSpec::Independent => CountRule::Independent,
+        },
+        byte_mode: r.byte_mode,
+        mean_pktsize: r.mean_pktsize.0 as u32,
+        ecn: r.ecn,
+        mark_above_max_th: r.mark_above_max_th,
     }
 }
 

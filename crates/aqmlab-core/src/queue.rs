@@ -212,7 +212,9 @@ impl OutputQueue {
                 .touch(now, self.buf.len() as u32 + 1, self.len_bytes);
             self.len_bytes -= size as u64;
             let view = self.view();
-            let verdict = self.aqm.on_departure(&view, pkts.get(idx), now);
+            let verdict = self
+                .aqm
+                .on_departure(&view, pkts.get(idx), now, &mut self.rng);
             let p = pkts.get_mut(idx);
             match verdict {
                 Verdict::Drop(r) => {

@@ -44,7 +44,7 @@ impl Aqm for Scripted {
     fn on_arrival(&mut self, _q: &QueueView, _p: &Packet, _now: Time, _rng: &mut Rng) -> Verdict {
         self.arrival
     }
-    fn on_departure(&mut self, _q: &QueueView, _p: &Packet, _now: Time) -> Verdict {
+    fn on_departure(&mut self, _q: &QueueView, _p: &Packet, _now: Time, _rng: &mut Rng) -> Verdict {
         self.departure
     }
     fn on_overflow(&mut self, _q: &QueueView, _now: Time) {
@@ -109,8 +109,15 @@ pub trait Aqm {
     /// Decides on an arriving packet before the buffer capacity is checked.
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict;
 
-    /// Decides on the head packet as it leaves the buffer for the wire.
-    fn on_departure(&mut self, _q: &QueueView, _pkt: &Packet, _now: Time) -> Verdict {
+    /// Decides on the head packet as it leaves the buffer for the wire (CoDel; REM and
+    /// PI in ns-2's mark mode mark departing packets, hence the random stream).
+    fn on_departure(
+        &mut self,
+        _q: &QueueView,
+        _pkt: &Packet,
+        _now: Time,
+        _rng: &mut Rng,
+    ) -> Verdict {
         Verdict::Pass
     }
 
@@ -179,8 +186,8 @@ impl Aqm for AnyAqm {
         dispatch!(self, a => a.on_arrival(q, pkt, now, rng))
     }
     #[inline]
-    fn on_departure(&mut self, q: &QueueView, pkt: &Packet, now: Time) -> Verdict {
-        dispatch!(self, a => a.on_departure(q, pkt, now))
+    fn on_departure(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        dispatch!(self, a => a.on_departure(q, pkt, now, rng))
     }
     fn on_overflow(&mut self, q: &QueueView, now: Time) {
         dispatch!(self, a => a.on_overflow(q, now))

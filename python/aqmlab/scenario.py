@@ -104,6 +104,14 @@ def ared(
     return _opt({"type": "ared"}, min_th=min_th, max_th=max_th, **params)
 
 
+def rem(**params: Any) -> dict[str, Any]:
+    """REM (docs/aqm/rem.md): gamma, phi, alpha, b_star (packets), interval, update
+    ("rate": eq. 2, default; "queue": eq. 3), w_x, byte_mode, mean_pktsize, ecn, mark_at
+    ("departure", default, or "arrival"). Defaults are the paper's: phi 1.001,
+    gamma 0.001, alpha 0.1, b* 20 packets, 2 ms updates."""
+    return _opt({"type": "rem"}, **params)
+
+
 def queue(
     *,
     limit_pkts: int | None = None,
@@ -497,6 +505,7 @@ def load(path: str | os.PathLike[str]) -> Scenario:
 __all__ = [
     "SCHEMA_VERSION",
     "ared",
+    "rem",
     "as_toml",
     "bernoulli",
     "cbr",

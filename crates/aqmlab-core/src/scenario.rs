@@ -156,6 +156,76 @@ pub enum AqmSpec {
     Droptail,
     Red(RedSpec),
     Ared(AredSpec),
+    Rem(RemSpec),
+}
+
+/// REM parameters (docs/aqm/rem.md); defaults are the paper's (§4) and ns-2's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemSpec {
+    #[serde(default = "default_rem_gamma")]
+    pub gamma: f64,
+    #[serde(default = "default_rem_phi")]
+    pub phi: f64,
+    #[serde(default = "default_rem_alpha")]
+    pub alpha: f64,
+    /// Target backlog b*, packets (of mean_pktsize in byte mode).
+    #[serde(default = "default_rem_b_star")]
+    pub b_star: f64,
+    /// Price update period.
+    #[serde(default = "default_rem_interval")]
+    pub interval: Duration,
+    /// "rate": eq. (2); "queue": eq. (3).
+    #[serde(default = "default_rem_update")]
+    pub update: RemUpdateSpec,
+    /// EWMA weight of the input rate in eq. (2); default 1 (no smoothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_x: Option<f64>,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize_1000")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    /// Where ECN marks are applied; default "departure" (ns-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_at: Option<MarkPointSpec>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RemUpdateSpec {
+    Rate,
+    Queue,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkPointSpec {
+    Arrival,
+    Departure,
+}
+
+fn default_rem_gamma() -> f64 {
+    0.001
+}
+fn default_rem_phi() -> f64 {
+    1.001
+}
+fn default_rem_alpha() -> f64 {
+    0.1
+}
+fn default_rem_b_star() -> f64 {
+    20.0
+}
+fn default_rem_interval() -> Duration {
+    Duration(2_000_000)
+}
+fn default_rem_update() -> RemUpdateSpec {
+    RemUpdateSpec::Rate
+}
+fn default_mean_pktsize_1000() -> Bytes {
+    Bytes(1000)
 }
 
 /// Adaptive RED parameters (docs/aqm/ared.md). Thresholds default to ARED's automatic
@@ -337,11 +407,12 @@ struct NoParams {}
 
 impl<'de> Deserialize<'de> for AqmSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red", "ared"])?;
+        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red", "ared", "rem"])?;
         match ty.as_str() {
             "droptail" => inner::<NoParams, D::Error>(rest).map(|_| AqmSpec::Droptail),
             "red" => inner::<RedSpec, D::Error>(rest).map(AqmSpec::Red),
             "ared" => inner::<AredSpec, D::Error>(rest).map(AqmSpec::Ared),
+            "rem" => inner::<RemSpec, D::Error>(rest).map(AqmSpec::Rem),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1237,6 +1308,7 @@ impl Validator {
                 self.red_fields(&a, r);
             }
             AqmSpec::Ared(r) => self.ared(&format!("{p}.aqm"), r),
+            AqmSpec::Rem(r) => self.rem(&format!("{p}.aqm"), r),
         }
     }
 
@@ -1324,6 +1396,58 @@ impl Validator {
             );
         }
         self.red_fields(a, &r.red(0.0, 1.0));
+    }
+
+    fn rem(&mut self, a: &str, r: &RemSpec) {
+        if !(r.gamma.is_finite() && r.gamma > 0.0) {
+            self.err(format!("{a}.gamma"), r.gamma, "must be a finite number > 0");
+        }
+        if !(r.phi.is_finite() && r.phi > 1.0) {
+            self.err(
+                format!("{a}.phi"),
+                r.phi,
+                "must be a finite number > 1 (marking probability 1 - phi^-price)",
+            );
+        }
+        if !(r.alpha.is_finite() && r.alpha > 0.0 && r.alpha <= 1.0) {
+            self.err(format!("{a}.alpha"), r.alpha, "must be in (0, 1]");
+        }
+        if !(r.b_star.is_finite() && r.b_star >= 0.0) {
+            self.err(
+                format!("{a}.b_star"),
+                r.b_star,
+                "must be a finite number >= 0 (packets)",
+            );
+        }
+        if r.interval.0 == 0 {
+            self.err(format!("{a}.interval"), "\"0ns\"", "must be > 0");
+        }
+        if let Some(w) = r.w_x {
+            if !(w.is_finite() && w > 0.0 && w <= 1.0) {
+                self.err(format!("{a}.w_x"), w, "must be in (0, 1]");
+            } else if r.update == RemUpdateSpec::Queue {
+                self.err(
+                    format!("{a}.w_x"),
+                    w,
+                    "only meaningful with update = \"rate\" (eq. 3 measures no rate)",
+                );
+            }
+        }
+        if r.mean_pktsize.0 == 0 || r.mean_pktsize.0 > MAX_PACKET {
+            self.err(
+                format!("{a}.mean_pktsize"),
+                r.mean_pktsize.0,
+                format!("must be in [1, {MAX_PACKET}] bytes"),
+            );
+        }
+        if let (Some(m), false) = (r.mark_at, r.ecn) {
+            let v = if m == MarkPointSpec::Arrival {
+                "\"arrival\""
+            } else {
+                "\"departure\""
+            };
+            self.err(format!("{a}.mark_at"), v, "only meaningful with ecn = true");
+        }
     }
 
     /// The RED fields other than the thresholds (shared by RED and ARED).

@@ -6,7 +6,8 @@
 
 use crate::aqm::ared::{auto_thresholds, AredConfig};
 use crate::aqm::red::{CountRule, RedConfig};
-use crate::aqm::{AnyAqm, Aqm, Ared, DropTail, Reason, Red, NUM_REASONS};
+use crate::aqm::rem::{MarkPoint, RemConfig, RemUpdate};
+use crate::aqm::{AnyAqm, Aqm, Ared, DropTail, Reason, Red, Rem, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -15,8 +16,8 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    AqmSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, RedSpec, Scenario,
-    ScenarioErrors, TcpVariant, Weight,
+    AqmSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, MarkPointSpec, QueueSpec,
+    RedSpec, RemSpec, RemUpdateSpec, Scenario, ScenarioErrors, TcpVariant, Weight,
 };
 use crate::tcp::{
     Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
@@ -240,6 +241,7 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
             };
             AnyAqm::Ared(Ared::new(red_config(&r.red(lo, hi)), ctl, bps))
         }
+        AqmSpec::Rem(r) => AnyAqm::Rem(Rem::new(rem_config(r), bps)),
     };
     OutputQueue::new(limit, bps, aqm, rng)
 }
@@ -969,6 +971,28 @@ impl<'a> Simulator<'a> {
             packets: self.packets.created(),
             measured_s: t,
         })
+    }
+}
+
+fn rem_config(r: &RemSpec) -> RemConfig {
+    RemConfig {
+        gamma: r.gamma,
+        phi: r.phi,
+        alpha: r.alpha,
+        b_star: r.b_star,
+        interval: r.interval.0,
+        update: match r.update {
+            RemUpdateSpec::Rate => RemUpdate::Rate,
+            RemUpdateSpec::Queue => RemUpdate::Queue,
+        },
+        w_x: r.w_x.unwrap_or(1.0),
+        byte_mode: r.byte_mode,
+        mean_pktsize: r.mean_pktsize.0 as u32,
+        ecn: r.ecn,
+        mark_at: match r.mark_at {
+            Some(MarkPointSpec::Arrival) => MarkPoint::Arrival,
+            Some(MarkPointSpec::Departure) | None => MarkPoint::Departure,
+        },
     }
 }
 

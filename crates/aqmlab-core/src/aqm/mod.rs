@@ -21,6 +21,7 @@
 pub mod ared;
 pub mod droptail;
 pub mod red;
+pub mod rem;
 
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -29,6 +30,7 @@ use crate::units::Time;
 pub use ared::Ared;
 pub use droptail::DropTail;
 pub use red::Red;
+pub use rem::Rem;
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
 #[cfg(test)]
@@ -151,6 +153,7 @@ pub enum AnyAqm {
     DropTail(DropTail),
     Red(Red),
     Ared(Ared),
+    Rem(Rem),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -161,6 +164,7 @@ macro_rules! dispatch {
             AnyAqm::DropTail($a) => $e,
             AnyAqm::Red($a) => $e,
             AnyAqm::Ared($a) => $e,
+            AnyAqm::Rem($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -174,6 +178,7 @@ impl AnyAqm {
             AnyAqm::DropTail(_) => "droptail",
             AnyAqm::Red(_) => "red",
             AnyAqm::Ared(_) => "ared",
+            AnyAqm::Rem(_) => "rem",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

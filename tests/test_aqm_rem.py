@@ -1,0 +1,54 @@
+"""REM from Python: the builder's schema, validation paths and its price in the time series."""
+
+import pytest
+
+import aqmlab
+from aqmlab import scenario as sc
+
+
+def dumbbell(aqm, n=10, duration="20s"):
+    nodes = [sc.router("r0"), sc.router("r1"), sc.host("s"), sc.host("d")]
+    links = [
+        sc.link(
+            "r0", "r1", bandwidth="10Mbps", delay="20ms", queue=sc.queue(limit_pkts=100, aqm=aqm)
+        ),
+        sc.link("s", "r0", bandwidth="1Gbps", delay="1ms", queue=sc.queue(limit_pkts=10000)),
+        sc.link("r1", "d", bandwidth="1Gbps", delay="1ms", queue=sc.queue(limit_pkts=10000)),
+    ]
+    flows = [sc.tcp(f"f{i}", "s", "d", ecn=True) for i in range(n)]
+    return sc.scenario(duration=duration, nodes=nodes, links=links, flows=flows)
+
+
+def test_rem_builder_emits_the_file_schema():
+    assert sc.rem(b_star=30, ecn=True, mark_at="arrival") == {
+        "type": "rem",
+        "b_star": 30,
+        "ecn": True,
+        "mark_at": "arrival",
+    }
+
+
+def test_rem_price_and_probability_are_in_the_time_series():
+    r = aqmlab.run(dumbbell(sc.rem(ecn=True)))
+    ts = r.timeseries
+    q = ts[ts["queue"] == "r0->r1"]
+    assert {"price", "prob", "x_avg"} <= set(q.columns)
+    # The price rises from 0 under load, and prob = 1 - phi^-price on every sample.
+    assert q["price"].iloc[-1] > 0
+    assert ((1 - 1.001 ** -q["price"] - q["prob"]).abs() < 1e-12).all()
+    row = r.queues.set_index("name").loc["r0->r1"]
+    assert row["aqm"] == "rem"
+
+
+@pytest.mark.parametrize(
+    ("params", "path"),
+    [
+        ({"phi": 0.9}, "phi"),
+        ({"update": "queue", "w_x": 0.5}, "w_x"),
+        ({"mark_at": "arrival"}, "mark_at"),
+    ],
+)
+def test_rem_fields_are_validated_with_their_paths(params, path):
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.validate(dumbbell(sc.rem(**params)))
+    assert e.value.path == f"links[0].queue.aqm.{path}"

@@ -68,10 +68,13 @@ class Results:
             window (after warm-up): counters, drops and marks by reason, time-weighted mean and
             variance of the queue in packets and bytes, utilisation, sojourn mean/percentiles.
         flows: one row per flow: sent, received, dropped, lost, goodput, loss rate, delay.
-        timeseries: one row per (sample time, queue): queue length in packets and bytes and
-            each AQM's metrics.
+        timeseries: one row per (sample time, queue): queue length in packets and bytes,
+            cumulative counters since time 0 (arrivals, dropped, dropped_overflow, marked,
+            departed_bytes, area_pkt_s = ∫ queue dt: differences between two samples give
+            exact per-period rates and time-weighted mean queues), and each AQM's metrics.
         flow_timeseries: one row per (sample time, traced TCP flow): cwnd and ssthresh in
-            segments, smoothed RTT in seconds (flows with ``trace = true``).
+            segments, smoothed RTT in seconds, cumulative delivered_pkts (unique segments
+            delivered in order) (flows with ``trace = true``).
         queue_dist: fraction of time each queue held exactly ``n_pkts`` waiting packets.
     """
 
@@ -86,7 +89,7 @@ class Results:
             raw["timeseries"]["time_s"],
             raw["timeseries"]["flows"],
             "flow",
-            ["cwnd", "ssthresh", "srtt_s"],
+            ["cwnd", "ssthresh", "srtt_s", "delivered_pkts"],
         )
         self.events: int = raw["events"]
         self.packets: int = raw["packets"]

@@ -177,7 +177,17 @@ pub struct TimeSeries {
     pub flows: Vec<FlowSeries>,
 }
 
-const FLOW_METRICS: [&str; 3] = ["cwnd", "ssthresh", "srtt_s"];
+const FLOW_METRICS: [&str; 4] = ["cwnd", "ssthresh", "srtt_s", "delivered_pkts"];
+/// Cumulative queue counters sampled into the time series (since time 0, warm-up
+/// included): differences between samples give exact per-period rates and means.
+const QUEUE_COUNTERS: [&str; 6] = [
+    "arrivals",
+    "dropped",
+    "dropped_overflow",
+    "marked",
+    "departed_bytes",
+    "area_pkt_s",
+];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResults {
@@ -320,6 +330,9 @@ impl<'a> Simulator<'a> {
             };
             push("qlen_pkts");
             push("qlen_bytes");
+            for m in QUEUE_COUNTERS {
+                push(m);
+            }
             for m in ch.queue.aqm.metric_names() {
                 push(m);
             }
@@ -771,20 +784,37 @@ impl<'a> Simulator<'a> {
             let q = &ch.queue;
             self.ts.series[base].values.push(q.len_pkts() as f64);
             self.ts.series[base + 1].values.push(q.len_bytes() as f64);
+            let c = &q.counters;
+            let cumulative = [
+                c.arrivals as f64,
+                c.dropped.iter().sum::<u64>() as f64,
+                c.dropped[Reason::Overflow as usize] as f64,
+                c.marked.iter().sum::<u64>() as f64,
+                c.dequeued_bytes as f64,
+                q.area_pkt_s(now),
+            ];
+            for (k, v) in cumulative.into_iter().enumerate() {
+                self.ts.series[base + 2 + k].values.push(v);
+            }
+            let base = base + 2 + QUEUE_COUNTERS.len();
             let names = q.aqm.metric_names();
             if !names.is_empty() {
                 self.metric_buf.clear();
                 self.metric_buf.resize(names.len(), f64::NAN);
                 q.aqm.metrics(&q.view(), now, &mut self.metric_buf);
                 for (k, v) in self.metric_buf.iter().enumerate() {
-                    self.ts.series[base + 2 + k].values.push(*v);
+                    self.ts.series[base + k].values.push(*v);
                 }
             }
         }
         for &(f, base) in &self.traced {
             if let Some(tcp) = &self.flows[f].tcp {
                 let s = &tcp.sender;
-                for (k, v) in [s.cwnd, s.ssthresh, s.srtt_s()].into_iter().enumerate() {
+                let delivered = tcp.receiver.delivered as f64;
+                for (k, v) in [s.cwnd, s.ssthresh, s.srtt_s(), delivered]
+                    .into_iter()
+                    .enumerate()
+                {
                     self.ts.flows[base + k].values.push(v);
                 }
             }

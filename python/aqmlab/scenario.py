@@ -505,7 +505,6 @@ def load(path: str | os.PathLike[str]) -> Scenario:
 __all__ = [
     "SCHEMA_VERSION",
     "ared",
-    "rem",
     "as_toml",
     "bernoulli",
     "cbr",
@@ -520,6 +519,7 @@ __all__ = [
     "queue",
     "random_sessions",
     "red",
+    "rem",
     "router",
     "scenario",
     "staged",

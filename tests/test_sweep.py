@@ -478,3 +478,30 @@ def test_a_sweep_where_every_run_fails_returns_no_rows(tmp_path, with_db):
     res = aqmlab.sweep(base("1s"), {BUFFER: [0]}, runs=2, workers=1, db=db, progress=False)
     assert res.runs.empty and res.summary.empty and len(res.failures) == 2
     assert (res.computed, res.skipped) == (0, 0)
+
+
+def test_variants_apply_named_field_sets_as_one_axis(tmp_path):
+    """A variant sets several fields at once; its label is the ``variant`` column, and
+    a grid axis crosses it."""
+    variants = {
+        "tail": {"links[3].queue.aqm": {"type": "droptail"}},
+        "red": {
+            "links[3].queue.aqm": {"type": "red", "min_th": 5, "max_th": 15},
+            "links[3].queue.limit_pkts": 40,
+        },
+    }
+    res = aqmlab.sweep(
+        base("1s"), {BUFFER: [30, 60]}, variants=variants, runs=1, workers=1, db=tmp_path / "v.db"
+    )
+    assert res.params == [BUFFER, "variant"]
+    assert len(res.runs) == 4
+    q = "queue:r0->r1"
+    for _, row in res.runs.iterrows():
+        # The variant's limit overrides the grid's (applied after it); its AQM is used.
+        if row["variant"] == "red":
+            assert row[f"{q}:max_queue_pkts"] <= 40
+    with Store(tmp_path / "v.db") as st:
+        stored = st.runs()
+    assert sorted(stored["variant"]) == ["red", "red", "tail", "tail"]
+    with pytest.raises(ValueError, match="field path 'nope"):
+        aqmlab.sweep(base("1s"), variants={"x": {"nope[0].a": 1}}, workers=1)

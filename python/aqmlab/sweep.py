@@ -234,6 +234,7 @@ def sweep(
     grid: Mapping[str, Sequence] | None = None,
     *,
     zipped: Mapping[str, Sequence] | None = None,
+    variants: Mapping[str, Mapping[str, Any]] | None = None,
     runs: int = 1,
     workers: int | None = None,
     cluster: str | None = None,
@@ -248,6 +249,9 @@ def sweep(
     ``db``: a results store; finished runs are skipped, each new one committed when done,
     with its time series (queues and traced flows) in ``<db>.timeseries/<key>.parquet``
     unless ``timeseries`` is False.
+    ``variants``: named sets of field assignments ({label: {path: value, ...}}), one more
+    axis whose column ``variant`` holds the label: for configurations that differ in many
+    fields at once (an AQM and the ECN flag of every flow).
     A failing run records its message and a command that reproduces it; the sweep goes on.
     """
     if runs < 1:
@@ -255,16 +259,21 @@ def sweep(
     base_dict = copy.deepcopy(dict(base)) if isinstance(base, Mapping) else load(base)
     as_toml(base_dict)  # reject unserialisable values early
     pts = points(grid, zipped)
+    if variants is not None:
+        if not variants:
+            raise ValueError("variants is empty")
+        pts = [{**p, "variant": v} for p in pts for v in variants]
     params = list(pts[0]) if pts and pts[0] else []
     version = _core.ENGINE_VERSION
     if pts:  # field paths are the same at every point: check them before touching a store
-        probe = copy.deepcopy(base_dict)
-        for path, value in pts[0].items():
-            set_field(probe, path, value)
+        for v in variants or [None]:
+            probe = copy.deepcopy(base_dict)
+            _apply(probe, {**pts[0], "variant": v} if v else pts[0], variants)
     store = Store(db) if db is not None else None
     try:
         return _sweep(
             base_dict,
+            variants,
             pts,
             params,
             runs,
@@ -280,7 +289,18 @@ def sweep(
             store.close()
 
 
-def _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progress, want_ts):
+def _apply(s: dict, p: Mapping[str, Any], variants: Mapping[str, Mapping[str, Any]] | None):
+    for path, value in p.items():
+        if path == "variant" and variants is not None:
+            for vpath, vvalue in variants[value].items():
+                set_field(s, vpath, copy.deepcopy(vvalue))
+        else:
+            set_field(s, path, value)
+
+
+def _sweep(
+    base_dict, variants, pts, params, runs, version, store, workers, cluster, progress, want_ts
+):
     done = store.finished_keys() if store else set()
 
     tasks: list[tuple[str, dict, int, str]] = []  # key, point, run, toml
@@ -305,8 +325,7 @@ def _sweep(base_dict, pts, params, runs, version, store, workers, cluster, progr
     for p in pts:
         for r in range(runs):
             s = copy.deepcopy(base_dict)
-            for path, value in p.items():
-                set_field(s, path, value)
+            _apply(s, p, variants)
             set_field(s, "simulation.run", r)
             text = to_toml(s)
             try:

@@ -486,8 +486,8 @@ def test_variants_apply_named_field_sets_as_one_axis(tmp_path):
     variants = {
         "tail": {"links[3].queue.aqm": {"type": "droptail"}},
         "red": {
-            "links[3].queue.aqm": {"type": "red", "min_th": 5, "max_th": 15},
-            "links[3].queue.limit_pkts": 40,
+            "links[3].queue.aqm": {"type": "red", "min_th": 2, "max_th": 6, "max_p": 0.5},
+            "simulation.seed": 2,
         },
     }
     res = aqmlab.sweep(
@@ -496,10 +496,11 @@ def test_variants_apply_named_field_sets_as_one_axis(tmp_path):
     assert res.params == [BUFFER, "variant"]
     assert len(res.runs) == 4
     q = "queue:r0->r1"
-    for _, row in res.runs.iterrows():
-        # The variant's limit overrides the grid's (applied after it); its AQM is used.
-        if row["variant"] == "red":
-            assert row[f"{q}:max_queue_pkts"] <= 40
+    r = res.runs.set_index(["variant", BUFFER])
+    for b in [30, 60]:
+        # RED's early drops exist only in the variant that sets it.
+        assert r.loc[("tail", b), f"{q}:dropped_early"] == 0
+        assert r.loc[("red", b), f"{q}:dropped_early"] > 0
     with Store(tmp_path / "v.db") as st:
         stored = st.runs()
     assert sorted(stored["variant"]) == ["red", "red", "tail", "tail"]

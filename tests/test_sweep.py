@@ -506,3 +506,28 @@ def test_variants_apply_named_field_sets_as_one_axis(tmp_path):
     assert sorted(stored["variant"]) == ["red", "red", "tail", "tail"]
     with pytest.raises(ValueError, match="field path 'nope"):
         aqmlab.sweep(base("1s"), variants={"x": {"nope[0].a": 1}}, workers=1)
+
+
+def _p_empty(res) -> dict[str, float]:
+    d = res.queue_dist
+    q = d[d["queue"] == "r0->r1"]
+    return {"p_empty": float(q.loc[q["n_pkts"] == 0, "fraction"].sum())}
+
+
+def test_extra_metrics_are_computed_in_the_worker_and_stored(tmp_path):
+    res = aqmlab.sweep(
+        base("1s"), {BUFFER: [5, 50]}, runs=1, workers=2, extra=_p_empty, db=tmp_path / "x.db"
+    )
+    assert res.runs["p_empty"].between(0, 1).all()
+    with Store(tmp_path / "x.db") as st:
+        assert sorted(st.runs()["p_empty"]) == sorted(res.runs["p_empty"])
+    direct = aqmlab.run(set_and_copy(base("1s"), BUFFER, 5))
+    assert res.runs.set_index(BUFFER).loc[5, "p_empty"] == _p_empty(direct)["p_empty"]
+
+
+def set_and_copy(s, path, value):
+    import copy
+
+    s = copy.deepcopy(s)
+    set_field(s, path, value)
+    return s

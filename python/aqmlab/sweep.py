@@ -18,7 +18,7 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,13 +86,18 @@ def flatten(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _run_one(toml_text: str, timeseries: bool = False) -> dict[str, Any]:
+def _run_one(toml_text: str, timeseries: bool = False, extra=None) -> dict[str, Any]:
     """Runs one scenario in a worker; returns its flat metrics (and, if asked, its queue
     and flow time series as Parquet bytes under the key "__timeseries__") or raises."""
     from aqmlab.results import Results
 
     res = Results(_core.run(toml_text))
     out = flatten(res.summary())
+    if extra is not None:
+        for k, v in extra(res).items():
+            if k in out:
+                raise ValueError(f"extra metric {k!r} would overwrite a summary column")
+            out[k] = float(v)
     if timeseries:
         import io
 
@@ -241,6 +246,7 @@ def sweep(
     db: str | Path | None = None,
     progress: bool = True,
     timeseries: bool = True,
+    extra: Callable[[Any], Mapping[str, float]] | None = None,
 ) -> SweepResult:
     """Runs every point of ``grid`` (and ``zipped``) ``runs`` times.
 
@@ -252,6 +258,9 @@ def sweep(
     ``variants``: named sets of field assignments ({label: {path: value, ...}}), one more
     axis whose column ``variant`` holds the label: for configurations that differ in many
     fields at once (an AQM and the ECN flag of every flow).
+    ``extra``: a module-level function of a run's ``Results`` returning more metrics
+    ({name: number}), computed in the worker (e.g. probabilities from the queue
+    distribution). The store keys runs by scenario, so a changed ``extra`` needs a new db.
     A failing run records its message and a command that reproduces it; the sweep goes on.
     """
     if runs < 1:
@@ -283,6 +292,7 @@ def sweep(
             cluster,
             progress,
             timeseries and store is not None,
+            extra,
         )
     finally:
         if store is not None:
@@ -299,7 +309,18 @@ def _apply(s: dict, p: Mapping[str, Any], variants: Mapping[str, Mapping[str, An
 
 
 def _sweep(
-    base_dict, variants, pts, params, runs, version, store, workers, cluster, progress, want_ts
+    base_dict,
+    variants,
+    pts,
+    params,
+    runs,
+    version,
+    store,
+    workers,
+    cluster,
+    progress,
+    want_ts,
+    extra,
 ):
     done = store.finished_keys() if store else set()
 
@@ -347,7 +368,7 @@ def _sweep(
         if tasks and cluster is not None:
             client, lc = _client(cluster, workers)
             try:
-                futs = {client.submit(_run_one, t[3], want_ts, pure=False): t for t in tasks}
+                futs = {client.submit(_run_one, t[3], want_ts, extra, pure=False): t for t in tasks}
                 from distributed import as_completed
 
                 for fut in as_completed(futs):
@@ -370,7 +391,7 @@ def _sweep(
             with ProcessPoolExecutor(
                 workers or os.cpu_count(), mp_context=get_context(_START_METHOD)
             ) as ex:
-                futs2 = {ex.submit(_run_one, t[3], want_ts): t for t in tasks}
+                futs2 = {ex.submit(_run_one, t[3], want_ts, extra): t for t in tasks}
                 for fut in as_completed(futs2):
                     t = futs2[fut]
                     try:
@@ -383,7 +404,7 @@ def _sweep(
         else:
             for t in tasks:
                 try:
-                    outcome = _run_one(t[3], want_ts)
+                    outcome = _run_one(t[3], want_ts, extra)
                 except Exception as e:
                     outcome = e
                 record(*t, outcome)

@@ -236,11 +236,13 @@ impl Aqm for Red {
             Some(since) if level == 0.0 => {
                 let m = libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64);
                 self.avg *= libm::pow(1.0 - self.w_q, m);
-                true
+                // The whole packet times used by this decay; the fraction left over is
+                // carried if the idle period goes on (see below).
+                Some(since + (m * NS_PER_SEC as f64 / self.ptc) as Time)
             }
             _ => {
                 self.avg = (1.0 - self.w_q) * self.avg + self.w_q * level;
-                false
+                None
             }
         };
         let verdict = match self.decide(pkt.size, rng) {
@@ -251,12 +253,15 @@ impl Aqm for Red {
             Some(r @ Reason::Early) if self.cfg.ecn => Verdict::Mark(r),
             Some(r) => Verdict::Drop(r),
         };
-        if idle && matches!(verdict, Verdict::Drop(_)) {
+        if let (Some(decayed_to), Verdict::Drop(_)) = (idle, verdict) {
             // Dropped at an empty queue: the link stays idle, so the idle period goes on
-            // from now (the decay so far applied). Forgetting it would leave avg above
-            // max_th with nothing to lower it but the tiny EWMA steps of the next arrivals,
-            // each of which is dropped: a lock-out (seen with TCP flows and automatic w_q).
-            self.idle_since = Some(now);
+            // (the decay so far applied). Forgetting it would leave avg above max_th with
+            // nothing to lower it but the tiny EWMA steps of the next arrivals, each of
+            // which is dropped: a lock-out (seen with TCP flows and automatic w_q). It goes
+            // on from the last whole packet time, not from now: arrivals faster than the
+            // link each see less than one packet time, and restarting at every one of them
+            // would round every decay to zero (a lock-out under unresponsive overload).
+            self.idle_since = Some(decayed_to);
         }
         verdict
     }
@@ -393,6 +398,31 @@ mod tests {
         red.on_idle(t0);
         red.on_arrival(&view(0), &pkt(), t0 + 8_000, &mut rng); // 8 µs = 10 packet times
         assert_eq!(red.avg, 50.0 * libm::pow(0.998, 10.0));
+    }
+
+    /// Regression (found by the 1.25× CBR overload test): arrivals faster than the link,
+    /// each dropped at the idle link, must still decay avg by one power per whole packet
+    /// time elapsed; restarting the idle clock at each of them rounded every decay to 0
+    /// and locked the queue out for good.
+    #[test]
+    fn dropped_arrivals_faster_than_the_link_still_decay_an_idle_average() {
+        let mut c = cfg(CountRule::Ns2);
+        c.w_q = Some(0.002);
+        let mut red = Red::new(c, 10_000_000); // one packet time = 800 µs
+        red.avg = 100.0;
+        red.on_idle(0);
+        let mut rng = Rng::for_component(1, 0, "t");
+        for k in 1..=10u64 {
+            let v = red.on_arrival(&view(0), &pkt(), k * 480_000, &mut rng);
+            assert_eq!(v, Verdict::Drop(Reason::Forced));
+        }
+        // 10 × 0.6 = 6 packet times.
+        let expect = 100.0 * libm::pow(0.998, 6.0);
+        assert!(
+            (red.avg - expect).abs() < 1e-12 * expect,
+            "{} vs {expect}",
+            red.avg
+        );
     }
 
     #[test]

@@ -20,6 +20,9 @@
 
 pub mod ared;
 pub mod droptail;
+pub mod feng;
+pub mod pi;
+pub mod psand;
 pub mod red;
 
 use crate::packet::Packet;
@@ -28,6 +31,9 @@ use crate::units::Time;
 
 pub use ared::Ared;
 pub use droptail::DropTail;
+pub use feng::FengRed;
+pub use pi::Pi;
+pub use psand::Psand;
 pub use red::Red;
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
@@ -151,6 +157,9 @@ pub enum AnyAqm {
     DropTail(DropTail),
     Red(Red),
     Ared(Ared),
+    FengRed(FengRed),
+    Psand(Psand),
+    Pi(Pi),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -161,6 +170,9 @@ macro_rules! dispatch {
             AnyAqm::DropTail($a) => $e,
             AnyAqm::Red($a) => $e,
             AnyAqm::Ared($a) => $e,
+            AnyAqm::FengRed($a) => $e,
+            AnyAqm::Psand($a) => $e,
+            AnyAqm::Pi($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -174,6 +186,9 @@ impl AnyAqm {
             AnyAqm::DropTail(_) => "droptail",
             AnyAqm::Red(_) => "red",
             AnyAqm::Ared(_) => "ared",
+            AnyAqm::FengRed(_) => "feng_red",
+            AnyAqm::Psand(_) => "psand",
+            AnyAqm::Pi(_) => "pi",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

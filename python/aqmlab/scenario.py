@@ -104,7 +104,6 @@ def ared(
     return _opt({"type": "ared"}, min_th=min_th, max_th=max_th, **params)
 
 
-
 def feng_red(**params: Any) -> dict[str, Any]:
     """Self-configuring RED, Feng et al. 1999 (docs/aqm/feng.md): max_p divided by
     ``alpha`` (3) when avg falls below min_th and multiplied by ``beta`` (2) when it rises
@@ -130,6 +129,7 @@ def pi(**params: Any) -> dict[str, Any]:
     """PI controller, Hollot et al. 2001 (docs/aqm/pi.md); ns-2 defaults: a 1.822e-5,
     b 1.816e-5, w 170 (Hz), q_ref 50 (packets), mean_pktsize 500; byte_mode, ecn."""
     return _opt({"type": "pi"}, **params)
+
 
 def queue(
     *,

@@ -19,6 +19,7 @@
 //!   i.e. the step follows the distance to the target alone.
 //! - K_cur = 0: prox_rate = 0, so β = 0 (γ > 0) and max_p goes to `lower`; with γ = 0
 //!   (r^0 = 1) β = coef.
+//!
 //! Powers use `libm::pow` so that results are the same on every platform.
 //!
 //! Thresholds (paper §III-C, from the buffer capacity B in packets): K_T > B/2 →

@@ -110,6 +110,31 @@ def rem(**params: Any) -> dict[str, Any]:
     ("departure", default, or "arrival"). Defaults are the paper's: phi 1.001,
     gamma 0.001, alpha 0.1, b* 20 packets, 2 ms updates."""
     return _opt({"type": "rem"}, **params)
+def feng_red(**params: Any) -> dict[str, Any]:
+    """Self-configuring RED, Feng et al. 1999 (docs/aqm/feng.md): max_p divided by
+    ``alpha`` (3) when avg falls below min_th and multiplied by ``beta`` (2) when it rises
+    above max_th, once per crossing; other fields (min_th 5, max_th 15, max_p 0.02, top,
+    bottom, w_q, gentle, count_rule, byte_mode, mean_pktsize, ecn, mark_above_max_th) as in
+    the scenario reference."""
+    return _opt({"type": "feng_red"}, **params)
+
+
+def psand(
+    min_th: float | None = None,
+    max_th: float | None = None,
+    **params: Any,
+) -> dict[str, Any]:
+    """PSAND, Alemu & Jean-Marie 2004 (docs/aqm/psand.md): thresholds from the target and
+    the buffer capacity unless given; other fields (target 10, coef 1.75, gamma 1.5,
+    interval, max_p 0.1, lower 0.01, upper 0.75, w_q, gentle, count_rule, byte_mode,
+    mean_pktsize, ecn, mark_above_max_th) as in the scenario reference."""
+    return _opt({"type": "psand"}, min_th=min_th, max_th=max_th, **params)
+
+
+def pi(**params: Any) -> dict[str, Any]:
+    """PI controller, Hollot et al. 2001 (docs/aqm/pi.md); ns-2 defaults: a 1.822e-5,
+    b 1.816e-5, w 170 (Hz), q_ref 50 (packets), mean_pktsize 500; byte_mode, ecn."""
+    return _opt({"type": "pi"}, **params)
 
 
 def queue(
@@ -510,12 +535,15 @@ __all__ = [
     "cbr",
     "droptail",
     "example",
+    "feng_red",
     "gilbert_elliott",
     "host",
     "link",
     "load",
     "onoff",
+    "pi",
     "poisson",
+    "psand",
     "queue",
     "random_sessions",
     "red",

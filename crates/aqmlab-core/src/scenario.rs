@@ -157,6 +157,216 @@ pub enum AqmSpec {
     Red(RedSpec),
     Ared(AredSpec),
     Rem(RemSpec),
+    FengRed(FengRedSpec),
+    Psand(PsandSpec),
+    Pi(PiSpec),
+}
+
+/// Self-configuring RED (docs/aqm/feng.md). Defaults from the PSAND paper's Table I.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FengRedSpec {
+    #[serde(default = "default_feng_min_th")]
+    pub min_th: f64,
+    #[serde(default = "default_feng_max_th")]
+    pub max_th: f64,
+    /// The initial max_p.
+    #[serde(default = "default_feng_max_p")]
+    pub max_p: f64,
+    /// max_p ← max_p / alpha on entering Below.
+    #[serde(default = "default_feng_alpha")]
+    pub alpha: f64,
+    /// max_p ← max_p · beta on entering Above.
+    #[serde(default = "default_feng_beta")]
+    pub beta: f64,
+    #[serde(default = "default_one")]
+    pub top: f64,
+    #[serde(default)]
+    pub bottom: f64,
+    #[serde(default)]
+    pub w_q: Weight,
+    #[serde(default = "default_true")]
+    pub gentle: bool,
+    #[serde(default = "default_count_rule")]
+    pub count_rule: CountRuleSpec,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub mark_above_max_th: bool,
+}
+
+impl FengRedSpec {
+    /// The RED this one starts from (validated and built as RED).
+    pub fn red(&self) -> RedSpec {
+        RedSpec {
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            count_rule: self.count_rule,
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize,
+            ecn: self.ecn,
+            mark_above_max_th: self.mark_above_max_th,
+        }
+    }
+}
+
+fn default_feng_min_th() -> f64 {
+    5.0
+}
+fn default_feng_max_th() -> f64 {
+    15.0
+}
+fn default_feng_max_p() -> f64 {
+    0.02
+}
+fn default_feng_alpha() -> f64 {
+    3.0
+}
+fn default_feng_beta() -> f64 {
+    2.0
+}
+fn default_one() -> f64 {
+    1.0
+}
+
+/// PSAND (docs/aqm/psand.md). Thresholds default to the paper's rule from the target and
+/// the buffer capacity; other defaults from the paper's Table I.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PsandSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<f64>,
+    /// K_T, the target average queue, packets.
+    #[serde(default = "default_psand_target")]
+    pub target: f64,
+    #[serde(default = "default_psand_coef")]
+    pub coef: f64,
+    #[serde(default = "default_psand_gamma")]
+    pub gamma: f64,
+    #[serde(default = "default_ared_interval")]
+    pub interval: Duration,
+    /// The initial max_p.
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    #[serde(default = "default_bottom")]
+    pub lower: f64,
+    #[serde(default = "default_psand_upper")]
+    pub upper: f64,
+    #[serde(default)]
+    pub w_q: Weight,
+    #[serde(default = "default_true")]
+    pub gentle: bool,
+    #[serde(default = "default_count_rule")]
+    pub count_rule: CountRuleSpec,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub mark_above_max_th: bool,
+}
+
+impl PsandSpec {
+    /// The buffer capacity B in packets for the paper's threshold rule: the packet limit,
+    /// or the byte limit in packets of mean_pktsize.
+    pub fn buffer_pkts(&self, q: &QueueSpec) -> f64 {
+        match (q.limit_pkts, q.limit_bytes) {
+            (Some(p), _) => p as f64,
+            (None, Some(b)) => b.0 as f64 / self.mean_pktsize.0.max(1) as f64,
+            (None, None) => 0.0,
+        }
+    }
+
+    /// The thresholds in packets: explicit values override the paper's rule.
+    pub fn thresholds(&self, q: &QueueSpec) -> (f64, f64) {
+        let (lo, hi) = crate::aqm::psand::auto_thresholds(self.target, self.buffer_pkts(q));
+        (self.min_th.unwrap_or(lo), self.max_th.unwrap_or(hi))
+    }
+
+    /// The RED this PSAND starts from, with the given thresholds.
+    pub fn red(&self, min_th: f64, max_th: f64) -> RedSpec {
+        RedSpec {
+            min_th,
+            max_th,
+            max_p: self.max_p,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            count_rule: self.count_rule,
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize,
+            ecn: self.ecn,
+            mark_above_max_th: self.mark_above_max_th,
+        }
+    }
+}
+
+fn default_psand_target() -> f64 {
+    10.0
+}
+fn default_psand_coef() -> f64 {
+    1.75
+}
+fn default_psand_gamma() -> f64 {
+    1.5
+}
+fn default_psand_upper() -> f64 {
+    0.75
+}
+
+/// PI controller (docs/aqm/pi.md). Defaults are ns-2's `Queue/PI`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PiSpec {
+    #[serde(default = "default_pi_a")]
+    pub a: f64,
+    #[serde(default = "default_pi_b")]
+    pub b: f64,
+    /// Sampling frequency, Hz.
+    #[serde(default = "default_pi_w")]
+    pub w: f64,
+    /// Reference queue, packets.
+    #[serde(default = "default_pi_q_ref")]
+    pub q_ref: f64,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_pi_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+}
+
+impl PiSpec {
+    /// The sampling period 1/w in nanoseconds, rounded.
+    pub fn period(&self) -> u64 {
+        libm::round(1e9 / self.w) as u64
+    }
+}
+
+fn default_pi_a() -> f64 {
+    1.822e-5
+}
+fn default_pi_b() -> f64 {
+    1.816e-5
+}
+fn default_pi_w() -> f64 {
+    170.0
+}
+fn default_pi_q_ref() -> f64 {
+    50.0
+}
+fn default_pi_mean_pktsize() -> Bytes {
+    Bytes(500)
 }
 
 /// REM parameters (docs/aqm/rem.md); defaults are the paper's (§4) and ns-2's.
@@ -407,12 +617,18 @@ struct NoParams {}
 
 impl<'de> Deserialize<'de> for AqmSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red", "ared", "rem"])?;
+        let (ty, rest) = tagged_table::<D>(
+            d,
+            &["droptail", "red", "ared", "rem", "feng_red", "psand", "pi"],
+        )?;
         match ty.as_str() {
             "droptail" => inner::<NoParams, D::Error>(rest).map(|_| AqmSpec::Droptail),
             "red" => inner::<RedSpec, D::Error>(rest).map(AqmSpec::Red),
             "ared" => inner::<AredSpec, D::Error>(rest).map(AqmSpec::Ared),
             "rem" => inner::<RemSpec, D::Error>(rest).map(AqmSpec::Rem),
+            "feng_red" => inner::<FengRedSpec, D::Error>(rest).map(AqmSpec::FengRed),
+            "psand" => inner::<PsandSpec, D::Error>(rest).map(AqmSpec::Psand),
+            "pi" => inner::<PiSpec, D::Error>(rest).map(AqmSpec::Pi),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1285,30 +1501,14 @@ impl Validator {
             AqmSpec::Droptail => {}
             AqmSpec::Red(r) => {
                 let a = format!("{p}.aqm");
-                if !(r.min_th.is_finite() && r.min_th >= 0.0) {
-                    self.err(
-                        format!("{a}.min_th"),
-                        r.min_th,
-                        "must be a finite number >= 0 (packets)",
-                    );
-                }
-                if !r.max_th.is_finite() {
-                    self.err(
-                        format!("{a}.max_th"),
-                        r.max_th,
-                        "must be a finite number (packets)",
-                    );
-                } else if r.max_th <= r.min_th {
-                    self.err(
-                        format!("{a}.max_th"),
-                        r.max_th,
-                        format!("must be > min_th = {}", r.min_th),
-                    );
-                }
+                self.red_thresholds(&a, r.min_th, r.max_th, "");
                 self.red_fields(&a, r);
             }
             AqmSpec::Ared(r) => self.ared(&format!("{p}.aqm"), r),
             AqmSpec::Rem(r) => self.rem(&format!("{p}.aqm"), r),
+            AqmSpec::FengRed(r) => self.feng_red(&format!("{p}.aqm"), r),
+            AqmSpec::Psand(r) => self.psand(&format!("{p}.aqm"), r, q),
+            AqmSpec::Pi(r) => self.pi(&format!("{p}.aqm"), r),
         }
     }
 
@@ -1398,6 +1598,173 @@ impl Validator {
         self.red_fields(a, &r.red(0.0, 1.0));
     }
 
+    /// RED's thresholds in packets: 0 <= min_th < max_th, finite. `how` says where a
+    /// computed threshold came from, for the message.
+    fn red_thresholds(&mut self, a: &str, min_th: f64, max_th: f64, how: &str) {
+        if !(min_th.is_finite() && min_th >= 0.0) {
+            self.err(
+                format!("{a}.min_th"),
+                min_th,
+                format!("must be a finite number >= 0 (packets){how}"),
+            );
+        }
+        if !max_th.is_finite() {
+            self.err(
+                format!("{a}.max_th"),
+                max_th,
+                format!("must be a finite number (packets){how}"),
+            );
+        } else if max_th <= min_th {
+            self.err(
+                format!("{a}.max_th"),
+                max_th,
+                format!("must be > min_th = {min_th}{how}"),
+            );
+        }
+    }
+
+    fn feng_red(&mut self, a: &str, r: &FengRedSpec) {
+        self.red_thresholds(a, r.min_th, r.max_th, "");
+        for (field, v) in [("alpha", r.alpha), ("beta", r.beta)] {
+            if !(v.is_finite() && v > 1.0) {
+                self.err(
+                    format!("{a}.{field}"),
+                    v,
+                    "must be a finite number > 1 (the factor that moves max_p)",
+                );
+            }
+        }
+        if !(r.top.is_finite() && r.top > 0.0 && r.top <= 1.0) {
+            self.err(format!("{a}.top"), r.top, "must be a probability in (0, 1]");
+        }
+        if !(r.bottom.is_finite() && r.bottom >= 0.0) {
+            self.err(
+                format!("{a}.bottom"),
+                r.bottom,
+                "must be a probability in [0, 1]",
+            );
+        } else if r.bottom > r.top {
+            self.err(
+                format!("{a}.bottom"),
+                r.bottom,
+                format!("must be <= top = {}", r.top),
+            );
+        }
+        if r.max_p.is_finite() && r.bottom <= r.top && (r.max_p < r.bottom || r.max_p > r.top) {
+            self.err(
+                format!("{a}.max_p"),
+                r.max_p,
+                format!("must be in [bottom, top] = [{}, {}]", r.bottom, r.top),
+            );
+        }
+        self.red_fields(a, &r.red());
+    }
+
+    fn psand(&mut self, a: &str, r: &PsandSpec, q: &QueueSpec) {
+        if !(r.target.is_finite() && r.target > 0.0) {
+            self.err(
+                format!("{a}.target"),
+                r.target,
+                "must be a finite number > 0 (packets)",
+            );
+        }
+        if !(r.coef.is_finite() && r.coef > 0.0) {
+            self.err(format!("{a}.coef"), r.coef, "must be a finite number > 0");
+        }
+        if !(r.gamma.is_finite() && r.gamma >= 0.0) {
+            self.err(
+                format!("{a}.gamma"),
+                r.gamma,
+                "must be a finite number >= 0",
+            );
+        }
+        if !(r.lower.is_finite() && r.lower > 0.0 && r.lower <= 1.0) {
+            self.err(
+                format!("{a}.lower"),
+                r.lower,
+                "must be a probability in (0, 1]",
+            );
+        }
+        if !(r.upper.is_finite() && r.upper > 0.0 && r.upper <= 1.0) {
+            self.err(
+                format!("{a}.upper"),
+                r.upper,
+                "must be a probability in (0, 1]",
+            );
+        } else if r.lower > r.upper {
+            self.err(
+                format!("{a}.lower"),
+                r.lower,
+                format!("must be <= upper = {}", r.upper),
+            );
+        }
+        if r.max_p.is_finite() && r.lower <= r.upper && (r.max_p < r.lower || r.max_p > r.upper) {
+            self.err(
+                format!("{a}.max_p"),
+                r.max_p,
+                format!("must be in [lower, upper] = [{}, {}]", r.lower, r.upper),
+            );
+        }
+        if r.interval.0 == 0 {
+            self.err(format!("{a}.interval"), "\"0ns\"", "must be > 0");
+        }
+        if r.mean_pktsize.0 > 0 && r.target.is_finite() && r.target > 0.0 {
+            let b = r.buffer_pkts(q);
+            let (lo, hi) = r.thresholds(q);
+            let how = match (r.min_th, r.max_th) {
+                (Some(_), Some(_)) => String::new(),
+                _ => format!(
+                    " (automatic from target = {} and buffer B = {b} packets: \
+                     min_th = 0, max_th = 2·target if target <= B/2, else \
+                     min_th = 2·target − B, max_th = B)",
+                    r.target
+                ),
+            };
+            if r.min_th.is_none() && r.max_th.is_none() && r.target >= b {
+                self.err(
+                    format!("{a}.target"),
+                    r.target,
+                    format!(
+                        "must be < the buffer capacity B = {b} packets when the \
+                         thresholds are automatic"
+                    ),
+                );
+            } else {
+                self.red_thresholds(a, lo, hi, &how);
+            }
+        }
+        self.red_fields(a, &r.red(0.0, 1.0));
+    }
+
+    fn pi(&mut self, a: &str, r: &PiSpec) {
+        for (field, v) in [("a", r.a), ("b", r.b)] {
+            if !(v.is_finite() && v >= 0.0) {
+                self.err(format!("{a}.{field}"), v, "must be a finite number >= 0");
+            }
+        }
+        if !(r.w.is_finite() && r.w > 0.0 && r.w <= 1e9) {
+            self.err(
+                format!("{a}.w"),
+                r.w,
+                "must be a sampling frequency in (0, 1e9] Hz",
+            );
+        }
+        if !(r.q_ref.is_finite() && r.q_ref >= 0.0) {
+            self.err(
+                format!("{a}.q_ref"),
+                r.q_ref,
+                "must be a finite number >= 0 (packets)",
+            );
+        }
+        if r.mean_pktsize.0 == 0 || r.mean_pktsize.0 > MAX_PACKET {
+            self.err(
+                format!("{a}.mean_pktsize"),
+                r.mean_pktsize.0,
+                format!("must be in [1, {MAX_PACKET}] bytes"),
+            );
+        }
+    }
+
     fn rem(&mut self, a: &str, r: &RemSpec) {
         if !(r.gamma.is_finite() && r.gamma > 0.0) {
             self.err(format!("{a}.gamma"), r.gamma, "must be a finite number > 0");
@@ -1450,7 +1817,7 @@ impl Validator {
         }
     }
 
-    /// The RED fields other than the thresholds (shared by RED and ARED).
+    /// The RED fields other than the thresholds (shared by RED, ARED, Feng and PSAND).
     fn red_fields(&mut self, a: &str, r: &RedSpec) {
         if !(r.max_p.is_finite() && r.max_p > 0.0 && r.max_p <= 1.0) {
             self.err(

@@ -5,9 +5,12 @@
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
 use crate::aqm::ared::{auto_thresholds, AredConfig};
+use crate::aqm::feng::FengConfig;
+use crate::aqm::pi::PiConfig;
+use crate::aqm::psand::PsandConfig;
 use crate::aqm::red::{CountRule, RedConfig};
 use crate::aqm::rem::{MarkPoint, RemConfig, RemUpdate};
-use crate::aqm::{AnyAqm, Aqm, Ared, DropTail, Reason, Red, Rem, NUM_REASONS};
+use crate::aqm::{AnyAqm, Aqm, Ared, DropTail, FengRed, Pi, Psand, Reason, Red, Rem, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -252,6 +255,37 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
             AnyAqm::Ared(Ared::new(red_config(&r.red(lo, hi)), ctl, bps))
         }
         AqmSpec::Rem(r) => AnyAqm::Rem(Rem::new(rem_config(r), bps)),
+        AqmSpec::FengRed(r) => {
+            let ctl = FengConfig {
+                alpha: r.alpha,
+                beta: r.beta,
+                bottom: r.bottom,
+                top: r.top,
+            };
+            AnyAqm::FengRed(FengRed::new(red_config(&r.red()), ctl, bps))
+        }
+        AqmSpec::Psand(r) => {
+            // The paper's threshold rule needs the buffer capacity, known only here.
+            let (lo, hi) = r.thresholds(q);
+            let ctl = PsandConfig {
+                target: r.target,
+                coef: r.coef,
+                gamma: r.gamma,
+                interval: r.interval.0,
+                lower: r.lower,
+                upper: r.upper,
+            };
+            AnyAqm::Psand(Psand::new(red_config(&r.red(lo, hi)), ctl, bps))
+        }
+        AqmSpec::Pi(r) => AnyAqm::Pi(Pi::new(PiConfig {
+            a: r.a,
+            b: r.b,
+            period: r.period(),
+            q_ref: r.q_ref,
+            byte_mode: r.byte_mode,
+            mean_pktsize: r.mean_pktsize.0 as u32,
+            ecn: r.ecn,
+        })),
     };
     OutputQueue::new(limit, bps, aqm, rng)
 }

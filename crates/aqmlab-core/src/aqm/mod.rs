@@ -20,6 +20,9 @@
 
 pub mod ared;
 pub mod droptail;
+pub mod feng;
+pub mod pi;
+pub mod psand;
 pub mod red;
 pub mod rem;
 
@@ -29,6 +32,9 @@ use crate::units::Time;
 
 pub use ared::Ared;
 pub use droptail::DropTail;
+pub use feng::FengRed;
+pub use pi::Pi;
+pub use psand::Psand;
 pub use red::Red;
 pub use rem::Rem;
 
@@ -154,6 +160,9 @@ pub enum AnyAqm {
     Red(Red),
     Ared(Ared),
     Rem(Rem),
+    FengRed(FengRed),
+    Psand(Psand),
+    Pi(Pi),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -165,6 +174,9 @@ macro_rules! dispatch {
             AnyAqm::Red($a) => $e,
             AnyAqm::Ared($a) => $e,
             AnyAqm::Rem($a) => $e,
+            AnyAqm::FengRed($a) => $e,
+            AnyAqm::Psand($a) => $e,
+            AnyAqm::Pi($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -179,6 +191,9 @@ impl AnyAqm {
             AnyAqm::Red(_) => "red",
             AnyAqm::Ared(_) => "ared",
             AnyAqm::Rem(_) => "rem",
+            AnyAqm::FengRed(_) => "feng_red",
+            AnyAqm::Psand(_) => "psand",
+            AnyAqm::Pi(_) => "pi",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

@@ -225,14 +225,18 @@ impl Red {
     }
 }
 
-impl Aqm for Red {
-    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+impl Red {
+    /// The estimator half of an arrival: brings avg up to date (EWMA step, or the idle
+    /// decay at an empty queue) and, if the link was idle, returns the instant the decay
+    /// reached. Adaptive variants that act "on every average update" (Feng) run between
+    /// this and `decide_arrival`.
+    pub fn update_avg(&mut self, q: &QueueView, now: Time) -> Option<Time> {
         let level = if self.cfg.byte_mode {
             q.len_bytes as f64
         } else {
             q.len_pkts as f64
         };
-        let idle = match self.idle_since.take() {
+        match self.idle_since.take() {
             Some(since) if level == 0.0 => {
                 let m = libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64);
                 self.avg *= libm::pow(1.0 - self.w_q, m);
@@ -244,7 +248,17 @@ impl Aqm for Red {
                 self.avg = (1.0 - self.w_q) * self.avg + self.w_q * level;
                 None
             }
-        };
+        }
+    }
+
+    /// The decision half of an arrival, after `update_avg` (which returned `idle`).
+    pub fn decide_arrival(
+        &mut self,
+        pkt: &Packet,
+        _now: Time,
+        idle: Option<Time>,
+        rng: &mut Rng,
+    ) -> Verdict {
         let verdict = match self.decide(pkt.size, rng) {
             None => Verdict::Pass,
             Some(Reason::Forced) if self.cfg.ecn && self.cfg.mark_above_max_th => {
@@ -264,6 +278,13 @@ impl Aqm for Red {
             self.idle_since = Some(decayed_to);
         }
         verdict
+    }
+}
+
+impl Aqm for Red {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        let idle = self.update_avg(q, now);
+        self.decide_arrival(pkt, now, idle, rng)
     }
 
     fn on_overflow(&mut self, _q: &QueueView, _now: Time) {

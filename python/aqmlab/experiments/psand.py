@@ -1,0 +1,405 @@
+"""Dynamic configuration of RED parameters: PSAND (Alemu, Jean-Marie 2004), Figs. 3-6.
+
+PSAND against Adaptive RED as Floyd et al. define it (ARED_Floyd), self-configuring RED
+(ARED_Feng) and RED, with the parameters of the paper's Table I. Long-lived TCP SACK flows
+S1→S3 (t = 0), S3→S1 (t = 1 s) and S2→S3 (t = 3 s), window 15, 1600-byte packets; extra
+flows S1→S3 (window 20, 1000-byte packets) start every 0.1 s.
+
+The paper's topology figure is missing from its text. Choice (documented in
+docs/aqm/psand.md): the topology of the ns-2 Adaptive RED test suite that both ARED papers'
+authors published (`test-suite-adaptive-red.tcl`, net2): S1–R1 10 Mb/s 2 ms, S2–R1 10 Mb/s
+3 ms, R1–R2 1.5 Mb/s 20 ms (the bottleneck, here with the paper's 35-packet buffer and the
+AQM under test in both directions, as an ns-2 duplex link), R2–S3 10 Mb/s 4 ms. The link
+rate in packets/s for w_q = 1 − exp(−1/C) uses 1000-byte packets (C = 187.5), the size of
+almost all the traffic. Statistical runs (Figs. 5-6): 100 s, measured after a 20 s warm-up
+(the paper does not say), 100 independent replications per point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from aqmlab import scenario as sc
+from aqmlab.plot import plot_sweep
+from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most
+from aqmlab.store import Store
+
+Q = "R1->R2"
+K_T = 10.0
+BUFFER = 35
+
+SCHEMES = {
+    "RED": {"type": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": "auto"},
+    "ARED_Feng": {
+        "type": "feng_red",
+        "min_th": 5,
+        "max_th": 15,
+        "max_p": 0.02,
+        "alpha": 3.0,
+        "beta": 2.0,
+        "w_q": "auto",
+    },
+    "ARED_Floyd": {
+        "type": "ared",
+        "min_th": 5,
+        "max_th": 15,
+        "max_p": 0.1,
+        "alpha": 0.01,
+        "beta": 0.9,
+        "top": 0.5,
+        "interval": "500ms",
+        "w_q": "auto",
+    },
+    "PSAND": {
+        "type": "psand",
+        "target": K_T,
+        "max_p": 0.1,
+        "coef": 1.75,
+        "gamma": 1.5,
+        "interval": "500ms",
+        "lower": 0.01,
+        "upper": 0.75,
+        "w_q": "auto",
+    },
+}
+
+
+def base(extra: int, first: float, duration: str, warmup: str, sample: str) -> dict:
+    nodes = [sc.router("R1"), sc.router("R2"), sc.host("S1"), sc.host("S2"), sc.host("S3")]
+    links = [
+        sc.link("R1", "R2", bandwidth="1.5Mbps", delay="20ms", queue=sc.queue(limit_pkts=BUFFER)),
+        sc.link("S1", "R1", bandwidth="10Mbps", delay="2ms", queue=sc.queue(limit_pkts=1000)),
+        sc.link("S2", "R1", bandwidth="10Mbps", delay="3ms", queue=sc.queue(limit_pkts=1000)),
+        sc.link("R2", "S3", bandwidth="10Mbps", delay="4ms", queue=sc.queue(limit_pkts=1000)),
+    ]
+    long = {"variant": "sack", "packet_size": 1600, "max_window": 15}
+    flows = [
+        sc.tcp("ftp1", "S1", "S3", start="0s", **long),
+        sc.tcp("ftp2", "S3", "S1", start="1s", **long),
+        sc.tcp("ftp3", "S2", "S3", start="3s", **long),
+    ]
+    for i in range(extra):
+        ms = round(1000 * first) + 100 * i
+        flows.append(
+            sc.tcp(
+                f"x{i}",
+                "S1",
+                "S3",
+                variant="sack",
+                packet_size=1000,
+                max_window=20,
+                start=f"{ms}ms",
+            )
+        )
+    return sc.scenario(
+        duration=duration,
+        warmup=warmup,
+        seed=1,
+        sample_interval=sample,
+        nodes=nodes,
+        links=links,
+        flows=flows,
+    )
+
+
+def variants() -> dict:
+    return {name: {"links[0].queue.aqm": aqm} for name, aqm in SCHEMES.items()}
+
+
+def occupancy(res) -> dict[str, float]:
+    """P(X = 0), P(25 < X ≤ 35) and P(|X − K_T| ≤ 2) at the bottleneck (Fig. 6), from the
+    exact time-at-level distribution of the measurement window."""
+    d = res.queue_dist
+    d = d[d["queue"] == Q]
+    n, f = d["n_pkts"].to_numpy(), d["fraction"].to_numpy()
+    return {
+        "p_empty": float(f[n == 0].sum()),
+        "p_full": float(f[(n > 25) & (n <= 35)].sum()),
+        "p_target": float(f[np.abs(n - K_T) <= 2].sum()),
+    }
+
+
+def _dynamics(ctx: Context, extra: int) -> dict[str, pd.DataFrame]:
+    """Figs. 3-4: one 100 s run per scheme, ``extra`` flows from 50 s."""
+    b = base(extra, 50.0, "100s", "0s", "100ms")
+    ctx.sweep(b, variants=variants(), runs=1)
+    from aqmlab import _core
+
+    out = {}
+    with Store(ctx.out / ("quick.db" if ctx.quick else "full.db")) as st:
+        rows = st.runs(_core.ENGINE_VERSION)
+        for name in SCHEMES:
+            key = rows[(rows["variant"] == name) & (rows["run"] == 0)]
+            key = key[key["key"].isin(_keys_for(b, name))]["key"]
+            ts = st.timeseries(key.iloc[0])
+            out[name] = ts[ts["queue"] == Q].set_index("time_s")[["qlen_pkts", "avg"]]
+    return out
+
+
+def _keys_for(b: dict, name: str) -> set[str]:
+    import copy
+    import tomllib
+
+    from aqmlab import _core
+    from aqmlab.scenario import to_toml
+    from aqmlab.store import run_key
+    from aqmlab.sweep import set_field
+
+    s = copy.deepcopy(b)
+    set_field(s, "links[0].queue.aqm", SCHEMES[name])
+    set_field(s, "simulation.run", 0)
+    return {run_key(tomllib.loads(_core.canonical(to_toml(s))), _core.ENGINE_VERSION)}
+
+
+def _recovery(df: pd.DataFrame, t0: float = 50.0) -> float:
+    """Seconds from t0 until the average queue, having risen after t0, is back at or below
+    1.1·K_T (the paper: "bring the average queue size back down to its target")."""
+    after = df[df.index > t0]["avg"]
+    peak_t = after.idxmax()
+    back = after[(after.index > peak_t) & (after <= 1.1 * K_T)]
+    return float(back.index[0] - t0) if len(back) else float("inf")
+
+
+def _plot_dynamics(dyn: dict, path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(dyn), 1, figsize=(7, 2.0 * len(dyn)), sharex=True)
+    for ax, (name, df) in zip(axes, dyn.items(), strict=True):
+        ax.plot(df.index, df["qlen_pkts"], lw=0.5, color="0.6", label="queue")
+        ax.plot(df.index, df["avg"], lw=1.2, label="average")
+        ax.axhline(K_T, ls="--", lw=0.8, color="k")
+        ax.set_ylabel(name)
+        ax.set_ylim(0, BUFFER + 1)
+    axes[0].set_title(title)
+    axes[0].legend(fontsize=7, loc="upper left")
+    axes[-1].set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run(ctx: Context) -> list[Claim]:
+    claims: list[Claim] = []
+    # ---- Figs. 3-4 ------------------------------------------------------------------
+    dyn20 = _dynamics(ctx, 20)
+    _plot_dynamics(dyn20, ctx.out / "fig3.png", "Fig. 3: 20 additional flows at 50 s")
+    ctx.figure(
+        "Fig. 3: instantaneous and average queue, 20 additional flows at 50 s", ctx.out / "fig3.png"
+    )
+    rec = {name: _recovery(df) for name, df in dyn20.items() if name != "RED"}
+    ctx.notes.append(
+        "Fig. 3 recovery times (s from 50 s until avg ≤ 11 packets after its peak): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in rec.items())
+        + " (paper: PSAND < 5, ARED_Floyd ≈ 10, ARED_Feng ≈ 15)."
+    )
+    claims.append(
+        Claim(
+            "fig3 PSAND recovery < 5 s",
+            "after the step at 50 s PSAND needs less than 5 s to bring the average back to target",
+            rec["PSAND"],
+            at_most(5.0),
+            unit="s",
+        )
+    )
+    for other in ["ARED_Floyd", "ARED_Feng"]:
+        claims.append(
+            Claim(
+                f"fig3 PSAND faster than {other}",
+                "PSAND responds more quickly to the change than both ARED variants "
+                f"(ratio PSAND / {other} recovery time < 1)",
+                rec["PSAND"] / rec[other] if rec[other] > 0 else float("inf"),
+                at_most(0.999),
+            )
+        )
+    dyn70 = _dynamics(ctx, 70)
+    _plot_dynamics(dyn70, ctx.out / "fig4.png", "Fig. 4: 70 additional flows at 50 s")
+    ctx.figure(
+        "Fig. 4: instantaneous and average queue, 70 additional flows at 50 s", ctx.out / "fig4.png"
+    )
+    late = {k: df[df.index >= 60.0] for k, df in dyn70.items()}
+    gap = {k: float((d["avg"] - K_T).abs().mean()) for k, d in late.items()}
+    sd = {k: float(d["qlen_pkts"].std()) for k, d in late.items()}
+    for other in ["ARED_Floyd", "ARED_Feng"]:
+        claims.append(
+            Claim(
+                f"fig4 PSAND controls avg better than {other}",
+                "with 70 additional flows the ARED variants cannot control the average queue "
+                "(mean |avg − 10| over 60–100 s: PSAND smaller)",
+                f"PSAND {gap['PSAND']:.2f}, {other} {gap[other]:.2f}",
+                lambda _v, a=gap["PSAND"], b=gap[other]: (a < b, f"{a:.2f} < {b:.2f}"),
+            )
+        )
+        claims.append(
+            Claim(
+                f"fig4 PSAND oscillates less than {other}",
+                "PSAND displays a reduced amplitude of queue oscillations (sd of the "
+                "instantaneous queue over 60–100 s)",
+                f"PSAND {sd['PSAND']:.2f}, {other} {sd[other]:.2f}",
+                lambda _v, a=sd["PSAND"], b=sd[other]: (a < b, f"{a:.2f} < {b:.2f}"),
+            )
+        )
+
+    # ---- Figs. 5-6 ------------------------------------------------------------------
+    ns, runs = ([20, 70], 5) if ctx.quick else ([10, 20, 30, 50, 70, 100], 100)
+    frames = []
+    for n in ns:
+        res = ctx.sweep(
+            base(n, 3.5, "100s", "20s", "100s"),
+            variants=variants(),
+            runs=runs,
+            extra=occupancy,
+            timeseries=False,
+        )
+        r = res.runs.copy()
+        r["flows"] = n
+        r["var"] = r[f"queue:{Q}:var_queue_pkts"]
+        r["mean"] = r[f"queue:{Q}:mean_queue_pkts"]
+        r["loss"] = r[f"queue:{Q}:dropped_total"] / r[f"queue:{Q}:arrivals"]
+        frames.append(
+            r[["flows", "variant", "run", "var", "mean", "loss", "p_empty", "p_full", "p_target"]]
+        )
+    from aqmlab.sweep import summarise
+
+    s = summarise(pd.concat(frames, ignore_index=True), ["flows", "variant"])
+    ctx.notes.append(f"Figs. 5-6: {runs} replications per point, flows {ns}, 95% CIs in the plots.")
+    for col, label, fig in [
+        ("var", "variance of the queue (packets²)", "fig5a"),
+        ("mean", "mean queue (packets)", "fig5b"),
+        ("loss", "loss rate", "fig5c"),
+        ("p_empty", "P(X = 0)", "fig6a"),
+        ("p_full", "P(25 < X ≤ 35)", "fig6b"),
+        ("p_target", "P(8 ≤ X ≤ 12)", "fig6c"),
+    ]:
+        wide = _by_scheme(s, col)
+        plot_sweep(
+            wide,
+            "flows",
+            {f"{k}": k for k in SCHEMES},
+            ctx.out / f"{fig}.png",
+            xlabel="number of additional flows",
+            ylabel=label,
+            title=label,
+        )
+        ctx.figure(f"{fig}: {label} against the number of flows (95% CI)", ctx.out / f"{fig}.png")
+    tab = s.pivot(index="flows", columns="variant")
+    others = [k for k in SCHEMES if k != "PSAND"]
+
+    def frac(col, better):
+        ok = [
+            better(
+                tab[(f"{col}:mean", "PSAND")].loc[n],
+                min(tab[(f"{col}:mean", o)].loc[n] for o in others)
+                if better is _lt
+                else max(tab[(f"{col}:mean", o)].loc[n] for o in others),
+            )
+            for n in ns
+        ]
+        return float(np.mean(ok))
+
+    claims.append(
+        Claim(
+            "fig5a variance",
+            "PSAND reduces the queue variance compared with RED and both "
+            "ARED variants, independently of the number of flows (fraction of points)",
+            frac("var", _lt),
+            at_least(1.0),
+        )
+    )
+    claims.append(
+        Claim(
+            "fig5b mean queue",
+            "PSAND reduces the average queueing delay (mean queue) "
+            "compared with the others (fraction of points)",
+            frac("mean", _lt),
+            at_least(1.0),
+        )
+    )
+    loss_ok = [
+        tab[("loss:mean", "PSAND")].loc[n]
+        <= 1.1 * min(tab[("loss:mean", o)].loc[n] for o in others)
+        for n in ns
+    ]
+    claims.append(
+        Claim(
+            "fig5c loss not sacrificed",
+            "PSAND does not sacrifice the loss rate (at each "
+            "point at most 10% above the lowest of the others; fraction of points)",
+            float(np.mean(loss_ok)),
+            at_least(1.0),
+        )
+    )
+    big = [n for n in ns if n >= np.median(ns)]
+    for col, says in [
+        ("p_empty", "P(X = 0) is reduced as the number of flows increases"),
+        ("p_full", "P(25 < X ≤ 35) is reduced as the number of flows increases"),
+    ]:
+        ok = [
+            tab[(f"{col}:mean", "PSAND")].loc[n]
+            < min(tab[(f"{col}:mean", o)].loc[n] for o in others)
+            for n in big
+        ]
+        claims.append(
+            Claim(
+                f"fig6 {col}",
+                f"{says} (PSAND lowest at the larger half of the flow counts; fraction)",
+                float(np.mean(ok)),
+                at_least(1.0),
+            )
+        )
+    ok = [
+        tab[("p_target:mean", "PSAND")].loc[n]
+        >= max(tab[("p_target:mean", o)].loc[n] for o in others)
+        for n in ns
+    ]
+    claims.append(
+        Claim(
+            "fig6 p_target",
+            "under PSAND the probability that the queue is close to its "
+            "target is generally larger (fraction of points ≥ 1/2)",
+            float(np.mean(ok)),
+            at_least(0.5),
+        )
+    )
+    lines = [
+        "Figs. 5-6 means by scheme and number of additional flows:",
+        "",
+        "| flows | scheme | var | mean | loss | P(0) | P(25<X≤35) | P(8≤X≤12) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for _, r in s.sort_values(["flows", "variant"]).iterrows():
+        lines.append(
+            f"| {int(r['flows'])} | {r['variant']} | {r['var:mean']:.2f} | {r['mean:mean']:.2f} | "
+            f"{r['loss:mean']:.4f} | {r['p_empty:mean']:.4f} | {r['p_full:mean']:.4f} | "
+            f"{r['p_target:mean']:.4f} |"
+        )
+    ctx.notes.append("\n".join(lines))
+    return claims
+
+
+def _lt(a, b):
+    return a < b
+
+
+def _by_scheme(s: pd.DataFrame, col: str) -> pd.DataFrame:
+    """One row per number of flows, columns <scheme>:mean / <scheme>:ci95 for plot_sweep."""
+    out = pd.DataFrame({"flows": sorted(s["flows"].unique())}).set_index("flows")
+    for name in SCHEMES:
+        part = s[s["variant"] == name].set_index("flows")
+        out[f"{name}:mean"] = part[f"{col}:mean"]
+        out[f"{name}:ci95"] = part[f"{col}:ci95"]
+    return out.reset_index()
+
+
+EXPERIMENT = Experiment(
+    name="psand",
+    title="PSAND: Dynamic Configuration of RED Parameters (Alemu, Jean-Marie 2004), Figs. 3-6",
+    source="../shared/papers/003_4f2ac398b532fb47.txt, §III",
+    run=run,
+    description="1.5 Mb/s / 20 ms bottleneck with a 35-packet buffer (ns-2 ARED test-suite "
+    "topology), TCP SACK; RED, ARED_Feng, ARED_Floyd and PSAND with the paper's Table I. "
+    "Quick size: 20 and 70 additional flows, 5 replications.",
+)

@@ -1,0 +1,88 @@
+"""The feng_red(), psand() and pi() builders make valid scenarios that run, in packet and
+byte mode, and each AQM's internal state appears in results.timeseries (docs/aqm/feng.md,
+psand.md, pi.md). The behaviour itself is tested in Rust (crates/aqmlab-core)."""
+
+import pytest
+
+import aqmlab
+from aqmlab import scenario as sc
+
+METRICS = {
+    "feng_red": ["avg", "p_b", "p_a", "count", "max_p", "status"],
+    "psand": ["avg", "p_b", "p_a", "count", "max_p", "beta"],
+    "pi": ["p", "q_old"],
+}
+
+BUILDERS = {"feng_red": sc.feng_red, "psand": sc.psand, "pi": sc.pi}
+
+
+def bottleneck(aqm, byte_mode):
+    """Four TCP flows through a 10 Mb/s bottleneck for 4 s."""
+    access = sc.queue(limit_pkts=1000)
+    limit = {"limit_bytes": 100_000} if byte_mode else {"limit_pkts": 100}
+    return sc.scenario(
+        duration="4s",
+        warmup="0s",
+        seed=3,
+        sample_interval="100ms",
+        nodes=[*(sc.host(f"s{i}") for i in range(4)), sc.router("r"), sc.host("d")],
+        links=[
+            *(
+                sc.link(f"s{i}", "r", bandwidth="100Mbps", delay="1ms", queue=access)
+                for i in range(4)
+            ),
+            sc.link(
+                "r",
+                "d",
+                bandwidth="10Mbps",
+                delay="20ms",
+                queue=sc.queue(**limit, aqm=aqm),
+                reverse_queue=access,
+            ),
+        ],
+        flows=[sc.tcp(f"f{i}", f"s{i}", "d", packet_size=1000) for i in range(4)],
+    )
+
+
+@pytest.mark.parametrize("byte_mode", [False, True])
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_builder_runs_and_its_metrics_are_sampled(kind, byte_mode):
+    aqm = BUILDERS[kind](byte_mode=byte_mode, mean_pktsize=1000)
+    assert aqm["type"] == kind
+    r = aqmlab.run(bottleneck(aqm, byte_mode))
+    q = r.queues.set_index("name").loc["r->d"]
+    assert q["aqm"] == kind
+    assert q["arrivals"] > 1000
+    ts = r.timeseries[r.timeseries["queue"] == "r->d"]
+    assert len(ts) == 40  # 4 s sampled every 100 ms
+    for m in METRICS[kind]:
+        assert m in ts.columns, f"{m} missing from {list(ts.columns)}"
+        assert ts[m].notna().all()
+    if kind == "pi":
+        assert ((ts["p"] >= 0) & (ts["p"] <= 1)).all()
+    else:
+        assert (ts["max_p"] > 0).all() and (ts["max_p"] <= 1).all()
+
+
+def test_builders_default_to_the_documented_types_and_pass_fields_through():
+    assert sc.feng_red() == {"type": "feng_red"}
+    assert sc.psand() == {"type": "psand"}
+    assert sc.pi() == {"type": "pi"}
+    assert sc.psand(min_th=2, target=8) == {"type": "psand", "min_th": 2, "target": 8}
+    assert sc.pi(q_ref=20, w=160) == {"type": "pi", "q_ref": 20, "w": 160}
+
+
+def test_psand_thresholds_follow_the_buffer_and_errors_name_the_field():
+    # target 10 on a 15-packet buffer: automatic thresholds [5, 15]; target 15 is invalid.
+    s = bottleneck(sc.psand(), False)
+    s["links"][4]["queue"]["limit_pkts"] = 15
+    aqmlab.run(s)
+    s["links"][4]["queue"]["aqm"] = sc.psand(target=15)
+    with pytest.raises(aqmlab.ScenarioError) as ei:
+        aqmlab.run(s)
+    assert ei.value.path == "links[4].queue.aqm.target"
+    assert "buffer capacity B = 15 packets" in ei.value.message
+    s["links"][4]["queue"]["aqm"] = sc.pi(w=0)
+    with pytest.raises(aqmlab.ScenarioError) as ei:
+        aqmlab.run(s)
+    assert ei.value.path == "links[4].queue.aqm.w"

@@ -19,16 +19,20 @@
 //! buffer always drops, even an ECN-capable packet the AQM wanted to mark (RFC 3168 §7).
 
 pub mod ared;
+pub mod blue;
 pub mod droptail;
 pub mod red;
+pub mod sfb;
 
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::Time;
 
 pub use ared::Ared;
+pub use blue::Blue;
 pub use droptail::DropTail;
 pub use red::Red;
+pub use sfb::Sfb;
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
 #[cfg(test)]
@@ -151,6 +155,8 @@ pub enum AnyAqm {
     DropTail(DropTail),
     Red(Red),
     Ared(Ared),
+    Blue(Blue),
+    Sfb(Sfb),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -161,6 +167,8 @@ macro_rules! dispatch {
             AnyAqm::DropTail($a) => $e,
             AnyAqm::Red($a) => $e,
             AnyAqm::Ared($a) => $e,
+            AnyAqm::Blue($a) => $e,
+            AnyAqm::Sfb($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -174,6 +182,8 @@ impl AnyAqm {
             AnyAqm::DropTail(_) => "droptail",
             AnyAqm::Red(_) => "red",
             AnyAqm::Ared(_) => "ared",
+            AnyAqm::Blue(_) => "blue",
+            AnyAqm::Sfb(_) => "sfb",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

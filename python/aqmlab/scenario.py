@@ -104,6 +104,72 @@ def ared(
     return _opt({"type": "ared"}, min_th=min_th, max_th=max_th, **params)
 
 
+def blue(
+    *,
+    d1: float | None = None,
+    d2: float | None = None,
+    freeze_time: str | None = None,
+    idle_catchup: bool | None = None,
+    increase_threshold: float | None = None,
+    byte_mode: bool | None = None,
+    mean_pktsize: int | str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    """BLUE (docs/aqm/blue.md): p_m += ``d1`` on a buffer overflow (or a queue above
+    ``increase_threshold`` packets), -= ``d2`` when the buffer empties, at most once per
+    ``freeze_time``; ``idle_catchup`` adds one decrement per freeze_time of idleness.
+    Defaults: d1 0.0025, d2 0.00025, freeze_time "100ms", idle_catchup true, ecn false."""
+    return _opt(
+        {"type": "blue"},
+        d1=d1,
+        d2=d2,
+        freeze_time=freeze_time,
+        idle_catchup=idle_catchup,
+        increase_threshold=increase_threshold,
+        byte_mode=byte_mode,
+        mean_pktsize=mean_pktsize,
+        ecn=ecn,
+    )
+
+
+def sfb(
+    *,
+    levels: int | None = None,
+    bins: int | None = None,
+    bin_size: int | None = None,
+    max: int | None = None,
+    increment: float | None = None,
+    decrement: float | None = None,
+    penalty_rate: float | None = None,
+    penalty_burst: int | None = None,
+    rehash_interval: str | None = None,
+    warmup_time: str | None = None,
+    byte_mode: bool | None = None,
+    mean_pktsize: int | str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    """Stochastic Fair Blue (docs/aqm/sfb.md), Linux sch_sfb defaults: 8 levels x 16 bins,
+    bin_size 20 and max 25 packets, increment 0.001 and decrement 0.000167 per packet,
+    penalty_rate 10 packets/s with penalty_burst 20, rehash_interval "600s" with
+    warmup_time "60s" (give both as "0s" to disable), ecn true."""
+    return _opt(
+        {"type": "sfb"},
+        levels=levels,
+        bins=bins,
+        bin_size=bin_size,
+        max=max,
+        increment=increment,
+        decrement=decrement,
+        penalty_rate=penalty_rate,
+        penalty_burst=penalty_burst,
+        rehash_interval=rehash_interval,
+        warmup_time=warmup_time,
+        byte_mode=byte_mode,
+        mean_pktsize=mean_pktsize,
+        ecn=ecn,
+    )
+
+
 def queue(
     *,
     limit_pkts: int | None = None,
@@ -499,6 +565,7 @@ __all__ = [
     "ared",
     "as_toml",
     "bernoulli",
+    "blue",
     "cbr",
     "droptail",
     "example",
@@ -513,6 +580,7 @@ __all__ = [
     "red",
     "router",
     "scenario",
+    "sfb",
     "staged",
     "tcp",
     "to_toml",

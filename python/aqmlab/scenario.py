@@ -110,6 +110,8 @@ def rem(**params: Any) -> dict[str, Any]:
     ("departure", default, or "arrival"). Defaults are the paper's: phi 1.001,
     gamma 0.001, alpha 0.1, b* 20 packets, 2 ms updates."""
     return _opt({"type": "rem"}, **params)
+
+
 def feng_red(**params: Any) -> dict[str, Any]:
     """Self-configuring RED, Feng et al. 1999 (docs/aqm/feng.md): max_p divided by
     ``alpha`` (3) when avg falls below min_th and multiplied by ``beta`` (2) when it rises
@@ -135,6 +137,72 @@ def pi(**params: Any) -> dict[str, Any]:
     """PI controller, Hollot et al. 2001 (docs/aqm/pi.md); ns-2 defaults: a 1.822e-5,
     b 1.816e-5, w 170 (Hz), q_ref 50 (packets), mean_pktsize 500; byte_mode, ecn."""
     return _opt({"type": "pi"}, **params)
+
+
+def blue(
+    *,
+    d1: float | None = None,
+    d2: float | None = None,
+    freeze_time: str | None = None,
+    idle_catchup: bool | None = None,
+    increase_threshold: float | None = None,
+    byte_mode: bool | None = None,
+    mean_pktsize: int | str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    """BLUE (docs/aqm/blue.md): p_m += ``d1`` on a buffer overflow (or a queue above
+    ``increase_threshold`` packets), -= ``d2`` when the buffer empties, at most once per
+    ``freeze_time``; ``idle_catchup`` adds one decrement per freeze_time of idleness.
+    Defaults: d1 0.0025, d2 0.00025, freeze_time "100ms", idle_catchup true, ecn false."""
+    return _opt(
+        {"type": "blue"},
+        d1=d1,
+        d2=d2,
+        freeze_time=freeze_time,
+        idle_catchup=idle_catchup,
+        increase_threshold=increase_threshold,
+        byte_mode=byte_mode,
+        mean_pktsize=mean_pktsize,
+        ecn=ecn,
+    )
+
+
+def sfb(
+    *,
+    levels: int | None = None,
+    bins: int | None = None,
+    bin_size: int | None = None,
+    max: int | None = None,
+    increment: float | None = None,
+    decrement: float | None = None,
+    penalty_rate: float | None = None,
+    penalty_burst: int | None = None,
+    rehash_interval: str | None = None,
+    warmup_time: str | None = None,
+    byte_mode: bool | None = None,
+    mean_pktsize: int | str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    """Stochastic Fair Blue (docs/aqm/sfb.md), Linux sch_sfb defaults: 8 levels x 16 bins,
+    bin_size 20 and max 25 packets, increment 0.001 and decrement 0.000167 per packet,
+    penalty_rate 10 packets/s with penalty_burst 20, rehash_interval "600s" with
+    warmup_time "60s" (give both as "0s" to disable), ecn true."""
+    return _opt(
+        {"type": "sfb"},
+        levels=levels,
+        bins=bins,
+        bin_size=bin_size,
+        max=max,
+        increment=increment,
+        decrement=decrement,
+        penalty_rate=penalty_rate,
+        penalty_burst=penalty_burst,
+        rehash_interval=rehash_interval,
+        warmup_time=warmup_time,
+        byte_mode=byte_mode,
+        mean_pktsize=mean_pktsize,
+        ecn=ecn,
+    )
 
 
 def queue(
@@ -532,6 +600,7 @@ __all__ = [
     "ared",
     "as_toml",
     "bernoulli",
+    "blue",
     "cbr",
     "droptail",
     "example",
@@ -550,6 +619,7 @@ __all__ = [
     "rem",
     "router",
     "scenario",
+    "sfb",
     "staged",
     "tcp",
     "to_toml",

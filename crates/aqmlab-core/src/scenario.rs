@@ -160,6 +160,8 @@ pub enum AqmSpec {
     FengRed(FengRedSpec),
     Psand(PsandSpec),
     Pi(PiSpec),
+    Blue(BlueSpec),
+    Sfb(SfbSpec),
 }
 
 /// Self-configuring RED (docs/aqm/feng.md). Defaults from the PSAND paper's Table I.
@@ -438,6 +440,116 @@ fn default_mean_pktsize_1000() -> Bytes {
     Bytes(1000)
 }
 
+/// BLUE parameters (docs/aqm/blue.md). Defaults: the NITK ns-3 port of Feng's BLUE
+/// (δ1 = 0.0025, δ2 = 0.00025, freeze_time = 100 ms).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlueSpec {
+    /// δ1: added to p_m on a buffer overflow (or a queue above increase_threshold).
+    #[serde(default = "default_blue_d1")]
+    pub d1: f64,
+    /// δ2: subtracted from p_m when the buffer empties.
+    #[serde(default = "default_blue_d2")]
+    pub d2: f64,
+    #[serde(default = "default_blue_freeze")]
+    pub freeze_time: Duration,
+    /// One more decrement per freeze_time of idleness, applied at the next arrival.
+    #[serde(default = "default_true")]
+    pub idle_catchup: bool,
+    /// L in packets (× mean_pktsize in byte mode): an arrival finding more waiting also
+    /// raises p_m (the paper's variant). Absent: overflow only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub increase_threshold: Option<f64>,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+}
+
+fn default_blue_d1() -> f64 {
+    0.0025
+}
+fn default_blue_d2() -> f64 {
+    0.00025
+}
+fn default_blue_freeze() -> Duration {
+    Duration(100_000_000)
+}
+
+/// Stochastic Fair Blue parameters (docs/aqm/sfb.md). Defaults: Linux `sch_sfb.c`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SfbSpec {
+    #[serde(default = "default_sfb_levels")]
+    pub levels: u32,
+    #[serde(default = "default_sfb_bins")]
+    pub bins: u32,
+    /// Packets (× mean_pktsize in byte mode) in a bin above which its p rises.
+    #[serde(default = "default_sfb_bin_size")]
+    pub bin_size: u32,
+    /// Packets (× mean_pktsize in byte mode) in a flow's least loaded bin at which its
+    /// arrivals are dropped.
+    #[serde(default = "default_sfb_max")]
+    pub max: u32,
+    #[serde(default = "default_sfb_increment")]
+    pub increment: f64,
+    #[serde(default = "default_sfb_decrement")]
+    pub decrement: f64,
+    /// Packets per second admitted from flows at p = 1.
+    #[serde(default = "default_sfb_penalty_rate")]
+    pub penalty_rate: f64,
+    #[serde(default = "default_sfb_penalty_burst")]
+    pub penalty_burst: u32,
+    /// "0s" disables rehashing.
+    #[serde(default = "default_sfb_rehash")]
+    pub rehash_interval: Duration,
+    #[serde(default = "default_sfb_warmup")]
+    pub warmup_time: Duration,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default = "default_true")]
+    pub ecn: bool,
+}
+
+fn default_sfb_levels() -> u32 {
+    8
+}
+fn default_sfb_bins() -> u32 {
+    16
+}
+fn default_sfb_bin_size() -> u32 {
+    20
+}
+fn default_sfb_max() -> u32 {
+    25
+}
+fn default_sfb_increment() -> f64 {
+    0.001
+}
+fn default_sfb_decrement() -> f64 {
+    0.000167
+}
+fn default_sfb_penalty_rate() -> f64 {
+    10.0
+}
+fn default_sfb_penalty_burst() -> u32 {
+    20
+}
+fn default_sfb_rehash() -> Duration {
+    Duration(600 * crate::units::NS_PER_SEC)
+}
+fn default_sfb_warmup() -> Duration {
+    Duration(60 * crate::units::NS_PER_SEC)
+}
+
+/// Bounds on SFB's bin array (two sets of levels × bins are allocated per port).
+pub const SFB_MAX_LEVELS: u32 = 32;
+pub const SFB_MAX_BINS: u32 = 1024;
+
 /// Adaptive RED parameters (docs/aqm/ared.md). Thresholds default to ARED's automatic
 /// values (min_th = max(5, target_delay·C/2), max_th = 3·min_th).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -619,7 +731,9 @@ impl<'de> Deserialize<'de> for AqmSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (ty, rest) = tagged_table::<D>(
             d,
-            &["droptail", "red", "ared", "rem", "feng_red", "psand", "pi"],
+            &[
+                "droptail", "red", "ared", "rem", "feng_red", "psand", "pi", "blue", "sfb",
+            ],
         )?;
         match ty.as_str() {
             "droptail" => inner::<NoParams, D::Error>(rest).map(|_| AqmSpec::Droptail),
@@ -629,6 +743,8 @@ impl<'de> Deserialize<'de> for AqmSpec {
             "feng_red" => inner::<FengRedSpec, D::Error>(rest).map(AqmSpec::FengRed),
             "psand" => inner::<PsandSpec, D::Error>(rest).map(AqmSpec::Psand),
             "pi" => inner::<PiSpec, D::Error>(rest).map(AqmSpec::Pi),
+            "blue" => inner::<BlueSpec, D::Error>(rest).map(AqmSpec::Blue),
+            "sfb" => inner::<SfbSpec, D::Error>(rest).map(AqmSpec::Sfb),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1509,7 +1625,120 @@ impl Validator {
             AqmSpec::FengRed(r) => self.feng_red(&format!("{p}.aqm"), r),
             AqmSpec::Psand(r) => self.psand(&format!("{p}.aqm"), r, q),
             AqmSpec::Pi(r) => self.pi(&format!("{p}.aqm"), r),
+            AqmSpec::Blue(b) => self.blue(&format!("{p}.aqm"), b, q),
+            AqmSpec::Sfb(b) => self.sfb(&format!("{p}.aqm"), b),
         }
+    }
+
+    fn unit_interval(&mut self, path: String, v: f64) {
+        if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+            self.err(path, v, "must be in [0, 1]");
+        }
+    }
+
+    fn mean_pktsize(&mut self, a: &str, m: Bytes) {
+        if m.0 == 0 || m.0 > MAX_PACKET {
+            self.err(
+                format!("{a}.mean_pktsize"),
+                m.0,
+                format!("must be in [1, {MAX_PACKET}] bytes"),
+            );
+        }
+    }
+
+    fn blue(&mut self, a: &str, b: &BlueSpec, q: &QueueSpec) {
+        self.unit_interval(format!("{a}.d1"), b.d1);
+        self.unit_interval(format!("{a}.d2"), b.d2);
+        self.time_at_most(format!("{a}.freeze_time"), b.freeze_time);
+        if b.idle_catchup && b.freeze_time.0 == 0 {
+            self.err(
+                format!("{a}.idle_catchup"),
+                "true",
+                "needs freeze_time > 0 (one decrement per freeze_time of idleness); \
+                 set idle_catchup = false or a freeze_time",
+            );
+        }
+        self.mean_pktsize(a, b.mean_pktsize);
+        if let Some(l) = b.increase_threshold {
+            let path = format!("{a}.increase_threshold");
+            if !(l.is_finite() && l >= 0.0) {
+                self.err(path, l, "must be a finite number >= 0 (packets)");
+            } else {
+                match (b.byte_mode, q.limit_pkts, q.limit_bytes) {
+                    (false, Some(n), None) if l >= n as f64 => self.err(
+                        path,
+                        l,
+                        format!("must be < limit_pkts = {n}: the buffer never holds more"),
+                    ),
+                    (true, None, Some(n)) if l * b.mean_pktsize.0 as f64 >= n.0 as f64 => self.err(
+                        path,
+                        l,
+                        format!(
+                            "× mean_pktsize = {} B must be < limit_bytes = {} B: the \
+                                 buffer never holds more",
+                            l * b.mean_pktsize.0 as f64,
+                            n.0
+                        ),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn sfb(&mut self, a: &str, b: &SfbSpec) {
+        if b.levels == 0 || b.levels > SFB_MAX_LEVELS {
+            self.err(
+                format!("{a}.levels"),
+                b.levels,
+                format!("must be in [1, {SFB_MAX_LEVELS}]"),
+            );
+        }
+        if b.bins == 0 || b.bins > SFB_MAX_BINS {
+            self.err(
+                format!("{a}.bins"),
+                b.bins,
+                format!("must be in [1, {SFB_MAX_BINS}]"),
+            );
+        }
+        if b.max == 0 {
+            self.err(format!("{a}.max"), 0, "must be at least 1 (packets)");
+        }
+        if b.bin_size == 0 {
+            self.err(format!("{a}.bin_size"), 0, "must be at least 1 (packets)");
+        } else if b.bin_size > b.max {
+            self.err(
+                format!("{a}.bin_size"),
+                b.bin_size,
+                format!("must be <= max = {}", b.max),
+            );
+        }
+        self.unit_interval(format!("{a}.increment"), b.increment);
+        self.unit_interval(format!("{a}.decrement"), b.decrement);
+        if !(b.penalty_rate.is_finite() && (0.0..=MAX_PPS).contains(&b.penalty_rate)) {
+            self.err(
+                format!("{a}.penalty_rate"),
+                b.penalty_rate,
+                format!("must be in [0, {MAX_PPS:e}] (packets per second)"),
+            );
+        }
+        self.time_at_most(format!("{a}.rehash_interval"), b.rehash_interval);
+        let fmt = |d: Duration| format!("\"{}\"", crate::units::format_time(d.0));
+        if b.rehash_interval.0 == 0 && b.warmup_time.0 > 0 {
+            self.err(
+                format!("{a}.warmup_time"),
+                fmt(b.warmup_time),
+                "needs rehash_interval > 0 (there is no next hash to warm up); set \
+                 warmup_time = \"0s\" too",
+            );
+        } else if b.rehash_interval.0 > 0 && b.warmup_time.0 >= b.rehash_interval.0 {
+            self.err(
+                format!("{a}.warmup_time"),
+                fmt(b.warmup_time),
+                format!("must be < rehash_interval = {}", fmt(b.rehash_interval)),
+            );
+        }
+        self.mean_pktsize(a, b.mean_pktsize);
     }
 
     /// The first queue with a byte limit smaller than `size` on the route from `a` to `b`:
@@ -1831,13 +2060,7 @@ impl Validator {
                 self.err(format!("{a}.w_q"), w, "must be in (0, 1], or \"auto\"");
             }
         }
-        if r.mean_pktsize.0 == 0 || r.mean_pktsize.0 > MAX_PACKET {
-            self.err(
-                format!("{a}.mean_pktsize"),
-                r.mean_pktsize.0,
-                format!("must be in [1, {MAX_PACKET}] bytes"),
-            );
-        }
+        self.mean_pktsize(a, r.mean_pktsize);
         if r.mark_above_max_th && !r.ecn {
             self.err(
                 format!("{a}.mark_above_max_th"),

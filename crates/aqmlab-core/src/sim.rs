@@ -5,12 +5,16 @@
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
 use crate::aqm::ared::{auto_thresholds, AredConfig};
+use crate::aqm::blue::{BlueConfig, BlueParams, Freeze};
 use crate::aqm::feng::FengConfig;
 use crate::aqm::pi::PiConfig;
 use crate::aqm::psand::PsandConfig;
 use crate::aqm::red::{CountRule, RedConfig};
 use crate::aqm::rem::{MarkPoint, RemConfig, RemUpdate};
-use crate::aqm::{AnyAqm, Aqm, Ared, DropTail, FengRed, Pi, Psand, Reason, Red, Rem, NUM_REASONS};
+use crate::aqm::sfb::SfbConfig;
+use crate::aqm::{
+    AnyAqm, Aqm, Ared, Blue, DropTail, FengRed, Pi, Psand, Reason, Red, Rem, Sfb, NUM_REASONS,
+};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -285,6 +289,33 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
             byte_mode: r.byte_mode,
             mean_pktsize: r.mean_pktsize.0 as u32,
             ecn: r.ecn,
+        })),
+        AqmSpec::Blue(b) => AnyAqm::Blue(Blue::new(BlueConfig {
+            params: BlueParams {
+                d1: b.d1,
+                d2: b.d2,
+                freeze: Freeze::Shared(b.freeze_time.0),
+            },
+            idle_catchup: b.idle_catchup,
+            increase_threshold: b.increase_threshold,
+            byte_mode: b.byte_mode,
+            mean_pktsize: b.mean_pktsize.0 as u32,
+            ecn: b.ecn,
+        })),
+        AqmSpec::Sfb(b) => AnyAqm::Sfb(Sfb::new(SfbConfig {
+            levels: b.levels as usize,
+            bins: b.bins as usize,
+            bin_size: b.bin_size,
+            max: b.max,
+            increment: b.increment,
+            decrement: b.decrement,
+            penalty_rate: b.penalty_rate,
+            penalty_burst: b.penalty_burst,
+            rehash_interval: b.rehash_interval.0,
+            warmup_time: b.warmup_time.0,
+            byte_mode: b.byte_mode,
+            mean_pktsize: b.mean_pktsize.0 as u32,
+            ecn: b.ecn,
         })),
     };
     OutputQueue::new(limit, bps, aqm, rng)

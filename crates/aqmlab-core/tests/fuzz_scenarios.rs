@@ -103,6 +103,9 @@ const KEYS: &[&str] = &[
     "reverse_queue", "limit_pkts", "limit_bytes", "aqm", "p", "p_gb", "p_bg", "loss_good",
     "loss_bad", "src", "dst", "packet_size", "start", "stop", "ecn", "rate", "pkt_rate",
     "size_dist", "on_time", "off_time", "period_dist", "shape", "colour", "", "a b", "type ",
+    "d1", "d2", "freeze_time", "idle_catchup", "increase_threshold", "byte_mode", "levels",
+    "bins", "bin_size", "max", "increment", "decrement", "penalty_rate", "penalty_burst",
+    "rehash_interval", "warmup_time",
 ];
 
 /// Values of every `type` tag and enum, and some that are not.
@@ -110,6 +113,7 @@ const KEYS: &[&str] = &[
 const TAGS: &[&str] = &[
     "host", "router", "cbr", "poisson", "onoff", "droptail", "bernoulli", "gilbert_elliott",
     "fixed", "exponential", "pareto", "red", "tcp", "switch", "", "Host", "h1", "r1", "h2",
+    "blue", "sfb",
 ];
 
 /// The number part of unit-like strings.

@@ -19,24 +19,28 @@
 //! buffer always drops, even an ECN-capable packet the AQM wanted to mark (RFC 3168 §7).
 
 pub mod ared;
+pub mod blue;
 pub mod droptail;
 pub mod feng;
 pub mod pi;
 pub mod psand;
 pub mod red;
 pub mod rem;
+pub mod sfb;
 
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::Time;
 
 pub use ared::Ared;
+pub use blue::Blue;
 pub use droptail::DropTail;
 pub use feng::FengRed;
 pub use pi::Pi;
 pub use psand::Psand;
 pub use red::Red;
 pub use rem::Rem;
+pub use sfb::Sfb;
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
 #[cfg(test)]
@@ -163,6 +167,8 @@ pub enum AnyAqm {
     FengRed(FengRed),
     Psand(Psand),
     Pi(Pi),
+    Blue(Blue),
+    Sfb(Sfb),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -177,6 +183,8 @@ macro_rules! dispatch {
             AnyAqm::FengRed($a) => $e,
             AnyAqm::Psand($a) => $e,
             AnyAqm::Pi($a) => $e,
+            AnyAqm::Blue($a) => $e,
+            AnyAqm::Sfb($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -194,6 +202,8 @@ impl AnyAqm {
             AnyAqm::FengRed(_) => "feng_red",
             AnyAqm::Psand(_) => "psand",
             AnyAqm::Pi(_) => "pi",
+            AnyAqm::Blue(_) => "blue",
+            AnyAqm::Sfb(_) => "sfb",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

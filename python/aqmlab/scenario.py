@@ -104,6 +104,27 @@ def ared(
     return _opt({"type": "ared"}, min_th=min_th, max_th=max_th, **params)
 
 
+def codel(
+    *,
+    target: str | None = None,
+    interval: str | None = None,
+    mtu: int | str | None = None,
+    ecn: bool | None = None,
+    ce_threshold: str | None = None,
+) -> dict[str, Any]:
+    """CoDel (docs/aqm/codel.md, RFC 8289): ``target`` (default "5ms") and ``interval``
+    ("100ms") durations, ``mtu`` bytes (1514: no signal while at most one MTU waits),
+    ``ecn`` marks instead of drops, ``ce_threshold`` an optional step-marking sojourn."""
+    return _opt(
+        {"type": "codel"},
+        target=target,
+        interval=interval,
+        mtu=mtu,
+        ecn=ecn,
+        ce_threshold=ce_threshold,
+    )
+
+
 def queue(
     *,
     limit_pkts: int | None = None,
@@ -500,6 +521,7 @@ __all__ = [
     "as_toml",
     "bernoulli",
     "cbr",
+    "codel",
     "droptail",
     "example",
     "gilbert_elliott",

@@ -156,6 +156,47 @@ pub enum AqmSpec {
     Droptail,
     Red(RedSpec),
     Ared(AredSpec),
+    Codel(CodelSpec),
+}
+
+/// CoDel parameters (docs/aqm/codel.md; RFC 8289 and Linux defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodelSpec {
+    #[serde(default = "default_codel_target")]
+    pub target: Duration,
+    #[serde(default = "default_codel_interval")]
+    pub interval: Duration,
+    /// No signal while at most this many bytes wait behind the departing packet.
+    #[serde(default = "default_mtu")]
+    pub mtu: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    /// Step-mark ECT packets whose sojourn exceeds this (Linux `ce_threshold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Duration>,
+}
+
+impl Default for CodelSpec {
+    fn default() -> Self {
+        CodelSpec {
+            target: default_codel_target(),
+            interval: default_codel_interval(),
+            mtu: default_mtu(),
+            ecn: false,
+            ce_threshold: None,
+        }
+    }
+}
+
+fn default_codel_target() -> Duration {
+    Duration(5_000_000)
+}
+fn default_codel_interval() -> Duration {
+    Duration(100_000_000)
+}
+fn default_mtu() -> Bytes {
+    Bytes(1514)
 }
 
 /// Adaptive RED parameters (docs/aqm/ared.md). Thresholds default to ARED's automatic
@@ -337,11 +378,12 @@ struct NoParams {}
 
 impl<'de> Deserialize<'de> for AqmSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red", "ared"])?;
+        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red", "ared", "codel"])?;
         match ty.as_str() {
             "droptail" => inner::<NoParams, D::Error>(rest).map(|_| AqmSpec::Droptail),
             "red" => inner::<RedSpec, D::Error>(rest).map(AqmSpec::Red),
             "ared" => inner::<AredSpec, D::Error>(rest).map(AqmSpec::Ared),
+            "codel" => inner::<CodelSpec, D::Error>(rest).map(AqmSpec::Codel),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1237,6 +1279,41 @@ impl Validator {
                 self.red_fields(&a, r);
             }
             AqmSpec::Ared(r) => self.ared(&format!("{p}.aqm"), r),
+            AqmSpec::Codel(c) => self.codel(&format!("{p}.aqm"), c),
+        }
+    }
+
+    fn positive_time(&mut self, path: String, d: Duration) {
+        if d.0 == 0 {
+            self.err(path, "\"0ns\"", "must be > 0");
+        } else {
+            self.time_at_most(path, d);
+        }
+    }
+
+    fn codel(&mut self, a: &str, c: &CodelSpec) {
+        let fmt = crate::units::format_time;
+        self.positive_time(format!("{a}.target"), c.target);
+        self.positive_time(format!("{a}.interval"), c.interval);
+        if c.target.0 > 0 && c.interval.0 > 0 && c.target.0 >= c.interval.0 {
+            self.err(
+                format!("{a}.target"),
+                format!("\"{}\"", fmt(c.target.0)),
+                format!(
+                    "must be < interval = \"{}\" (RFC 8289 §4.4: 5-10% of it)",
+                    fmt(c.interval.0)
+                ),
+            );
+        }
+        if c.mtu.0 == 0 || c.mtu.0 > MAX_PACKET {
+            self.err(
+                format!("{a}.mtu"),
+                c.mtu.0,
+                format!("must be in [1, {MAX_PACKET}] bytes"),
+            );
+        }
+        if let Some(th) = c.ce_threshold {
+            self.positive_time(format!("{a}.ce_threshold"), th);
         }
     }
 

@@ -5,8 +5,9 @@
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
 use crate::aqm::ared::{auto_thresholds, AredConfig};
+use crate::aqm::codel::CodelConfig;
 use crate::aqm::red::{CountRule, RedConfig};
-use crate::aqm::{AnyAqm, Aqm, Ared, DropTail, Reason, Red, NUM_REASONS};
+use crate::aqm::{AnyAqm, Aqm, Ared, Codel, DropTail, Reason, Red, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -15,8 +16,8 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    AqmSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, RedSpec, Scenario,
-    ScenarioErrors, TcpVariant, Weight,
+    AqmSpec, CodelSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, RedSpec,
+    Scenario, ScenarioErrors, TcpVariant, Weight,
 };
 use crate::tcp::{
     Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
@@ -216,6 +217,16 @@ pub struct Simulator<'a> {
     progress: Option<Arc<AtomicU64>>,
 }
 
+fn codel_config(c: &CodelSpec) -> CodelConfig {
+    CodelConfig {
+        target: c.target.0,
+        interval: c.interval.0,
+        mtu: c.mtu.0 as u32,
+        ecn: c.ecn,
+        ce_threshold: c.ce_threshold.map(|d| d.0),
+    }
+}
+
 fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
     let limit = match (q.limit_pkts, q.limit_bytes) {
         (Some(p), _) => Limit::Packets(p),
@@ -240,6 +251,7 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
             };
             AnyAqm::Ared(Ared::new(red_config(&r.red(lo, hi)), ctl, bps))
         }
+        AqmSpec::Codel(c) => AnyAqm::Codel(Codel::new(codel_config(c))),
     };
     OutputQueue::new(limit, bps, aqm, rng)
 }

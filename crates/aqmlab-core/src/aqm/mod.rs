@@ -19,6 +19,7 @@
 //! buffer always drops, even an ECN-capable packet the AQM wanted to mark (RFC 3168 §7).
 
 pub mod ared;
+pub mod codel;
 pub mod droptail;
 pub mod red;
 
@@ -27,6 +28,7 @@ use crate::rng::Rng;
 use crate::units::Time;
 
 pub use ared::Ared;
+pub use codel::Codel;
 pub use droptail::DropTail;
 pub use red::Red;
 
@@ -151,6 +153,7 @@ pub enum AnyAqm {
     DropTail(DropTail),
     Red(Red),
     Ared(Ared),
+    Codel(Codel),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -161,6 +164,7 @@ macro_rules! dispatch {
             AnyAqm::DropTail($a) => $e,
             AnyAqm::Red($a) => $e,
             AnyAqm::Ared($a) => $e,
+            AnyAqm::Codel($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -174,6 +178,7 @@ impl AnyAqm {
             AnyAqm::DropTail(_) => "droptail",
             AnyAqm::Red(_) => "red",
             AnyAqm::Ared(_) => "ared",
+            AnyAqm::Codel(_) => "codel",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

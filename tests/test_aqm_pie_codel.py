@@ -29,6 +29,24 @@ def dumbbell(aqm, limit_pkts=None, limit_bytes=None):
 CASES = [
     (sc.codel(), ["dropping", "count", "drop_next", "sojourn"]),
     (sc.codel(target="10ms", interval="200ms", mtu=1500, ecn=True, ce_threshold="30ms"), None),
+    (sc.pie(), ["p", "qdelay", "burst_allowance", "avg_dq_rate"]),
+    (
+        sc.pie(
+            target="20ms",
+            t_update="30ms",
+            alpha=0.25,
+            beta=2.0,
+            max_burst="100ms",
+            ecn=True,
+            mark_ecn_th=0.2,
+            byte_mode=True,
+            mtu=1500,
+            dq_rate_estimator=True,
+            dq_threshold=20000,
+            derandomize=False,
+        ),
+        ["p"],
+    ),
 ]
 
 
@@ -57,3 +75,6 @@ def test_invalid_parameters_name_their_field():
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.validate(dumbbell(sc.codel(target="0ms"), limit_pkts=100))
     assert e.value.path == "links[0].queue.aqm.target"
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.validate(dumbbell(sc.pie(dq_threshold=1000), limit_pkts=100))
+    assert e.value.path == "links[0].queue.aqm.dq_threshold"

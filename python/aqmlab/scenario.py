@@ -125,6 +125,15 @@ def codel(
     )
 
 
+def pie(**params: Any) -> dict[str, Any]:
+    """PIE (docs/aqm/pie.md, RFC 8033): fields ``target`` ("15ms"), ``t_update`` ("15ms"),
+    ``alpha`` (0.125 /s), ``beta`` (1.25 /s), ``max_burst`` ("150ms"), ``ecn``,
+    ``mark_ecn_th`` (0.1, with ecn), ``byte_mode``, ``mtu`` (1514), ``dq_rate_estimator``
+    (False: timestamp delay), ``dq_threshold`` (16384, with the estimator), ``derandomize``
+    (True). Unset fields are omitted so the engine's defaults apply."""
+    return _opt({"type": "pie"}, **params)
+
+
 def queue(
     *,
     limit_pkts: int | None = None,
@@ -529,6 +538,7 @@ __all__ = [
     "link",
     "load",
     "onoff",
+    "pie",
     "poisson",
     "queue",
     "random_sessions",

@@ -157,6 +157,54 @@ pub enum AqmSpec {
     Red(RedSpec),
     Ared(AredSpec),
     Codel(CodelSpec),
+    Pie(PieSpec),
+}
+
+/// PIE parameters (docs/aqm/pie.md; RFC 8033 and Linux defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieSpec {
+    #[serde(default = "default_pie_target")]
+    pub target: Duration,
+    #[serde(default = "default_pie_target")]
+    pub t_update: Duration,
+    /// Per second.
+    #[serde(default = "default_pie_alpha")]
+    pub alpha: f64,
+    /// Per second.
+    #[serde(default = "default_pie_beta")]
+    pub beta: f64,
+    #[serde(default = "default_max_burst")]
+    pub max_burst: Duration,
+    #[serde(default)]
+    pub ecn: bool,
+    /// Highest p at which ECN-capable packets are marked (default 0.1; needs ecn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_ecn_th: Option<f64>,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mtu")]
+    pub mtu: Bytes,
+    #[serde(default)]
+    pub dq_rate_estimator: bool,
+    /// Bytes per departure-rate measurement cycle (default 16 KiB; needs dq_rate_estimator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dq_threshold: Option<Bytes>,
+    #[serde(default = "default_true")]
+    pub derandomize: bool,
+}
+
+fn default_pie_target() -> Duration {
+    Duration(15_000_000)
+}
+fn default_pie_alpha() -> f64 {
+    0.125
+}
+fn default_pie_beta() -> f64 {
+    1.25
+}
+fn default_max_burst() -> Duration {
+    Duration(150_000_000)
 }
 
 /// CoDel parameters (docs/aqm/codel.md; RFC 8289 and Linux defaults).
@@ -378,12 +426,13 @@ struct NoParams {}
 
 impl<'de> Deserialize<'de> for AqmSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red", "ared", "codel"])?;
+        let (ty, rest) = tagged_table::<D>(d, &["droptail", "red", "ared", "codel", "pie"])?;
         match ty.as_str() {
             "droptail" => inner::<NoParams, D::Error>(rest).map(|_| AqmSpec::Droptail),
             "red" => inner::<RedSpec, D::Error>(rest).map(AqmSpec::Red),
             "ared" => inner::<AredSpec, D::Error>(rest).map(AqmSpec::Ared),
             "codel" => inner::<CodelSpec, D::Error>(rest).map(AqmSpec::Codel),
+            "pie" => inner::<PieSpec, D::Error>(rest).map(AqmSpec::Pie),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1280,6 +1329,7 @@ impl Validator {
             }
             AqmSpec::Ared(r) => self.ared(&format!("{p}.aqm"), r),
             AqmSpec::Codel(c) => self.codel(&format!("{p}.aqm"), c),
+            AqmSpec::Pie(c) => self.pie(&format!("{p}.aqm"), c),
         }
     }
 
@@ -1288,6 +1338,63 @@ impl Validator {
             self.err(path, "\"0ns\"", "must be > 0");
         } else {
             self.time_at_most(path, d);
+        }
+    }
+
+    fn pie(&mut self, a: &str, c: &PieSpec) {
+        self.positive_time(format!("{a}.target"), c.target);
+        self.positive_time(format!("{a}.t_update"), c.t_update);
+        self.time_at_most(format!("{a}.max_burst"), c.max_burst);
+        if !(c.alpha.is_finite() && c.alpha > 0.0 && c.alpha <= 2.0) {
+            self.err(
+                format!("{a}.alpha"),
+                c.alpha,
+                "must be in (0, 2] per second (RFC 8033 §4.2)",
+            );
+        }
+        if !(c.beta.is_finite() && (0.0..=2.0).contains(&c.beta)) {
+            self.err(
+                format!("{a}.beta"),
+                c.beta,
+                "must be in [0, 2] per second (RFC 8033 §4.2)",
+            );
+        }
+        if let Some(th) = c.mark_ecn_th {
+            if !c.ecn {
+                self.err(
+                    format!("{a}.mark_ecn_th"),
+                    th,
+                    "only meaningful with ecn = true",
+                );
+            } else if !(th.is_finite() && th > 0.0 && th <= 1.0) {
+                self.err(
+                    format!("{a}.mark_ecn_th"),
+                    th,
+                    "must be a probability in (0, 1]",
+                );
+            }
+        }
+        if c.mtu.0 == 0 || c.mtu.0 > MAX_PACKET {
+            self.err(
+                format!("{a}.mtu"),
+                c.mtu.0,
+                format!("must be in [1, {MAX_PACKET}] bytes"),
+            );
+        }
+        if let Some(b) = c.dq_threshold {
+            if !c.dq_rate_estimator {
+                self.err(
+                    format!("{a}.dq_threshold"),
+                    b.0,
+                    "only meaningful with dq_rate_estimator = true",
+                );
+            } else if b.0 == 0 || b.0 > u32::MAX as u64 {
+                self.err(
+                    format!("{a}.dq_threshold"),
+                    b.0,
+                    format!("must be in [1, {}] bytes", u32::MAX),
+                );
+            }
         }
     }
 

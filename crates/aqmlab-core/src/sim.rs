@@ -6,8 +6,9 @@
 
 use crate::aqm::ared::{auto_thresholds, AredConfig};
 use crate::aqm::codel::CodelConfig;
+use crate::aqm::pie::PieConfig;
 use crate::aqm::red::{CountRule, RedConfig};
-use crate::aqm::{AnyAqm, Aqm, Ared, Codel, DropTail, Reason, Red, NUM_REASONS};
+use crate::aqm::{AnyAqm, Aqm, Ared, Codel, DropTail, Pie, Reason, Red, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -252,6 +253,21 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
             AnyAqm::Ared(Ared::new(red_config(&r.red(lo, hi)), ctl, bps))
         }
         AqmSpec::Codel(c) => AnyAqm::Codel(Codel::new(codel_config(c))),
+        AqmSpec::Pie(c) => AnyAqm::Pie(Pie::new(PieConfig {
+            target: c.target.0,
+            t_update: c.t_update.0,
+            alpha: c.alpha,
+            beta: c.beta,
+            max_burst: c.max_burst.0,
+            ecn: c.ecn,
+            mark_ecn_th: c.mark_ecn_th.unwrap_or(0.1),
+            byte_mode: c.byte_mode,
+            mtu: c.mtu.0 as u32,
+            dq_rate: c
+                .dq_rate_estimator
+                .then(|| c.dq_threshold.map_or(16_384, |b| b.0)),
+            derandomize: c.derandomize,
+        })),
     };
     OutputQueue::new(limit, bps, aqm, rng)
 }

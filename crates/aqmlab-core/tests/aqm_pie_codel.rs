@@ -125,3 +125,38 @@ fn droptail_sits_near_its_buffer_where_codel_holds_the_sojourn_near_target() {
         assert!(cd.dropped[3] > 0 && cd.dropped[0] == 0);
     }
 }
+
+#[test]
+fn pie_holds_the_mean_sojourn_near_its_target_with_either_delay_estimator() {
+    if skip_in_debug("pie") {
+        return;
+    }
+    for limit in LIMITS {
+        for aqm in [
+            "{ type = \"pie\" }",
+            "{ type = \"pie\", dq_rate_estimator = true }",
+        ] {
+            let r = run(&dumbbell(limit, aqm, &five_tcp(), 40, 10));
+            let q = bottleneck(&r);
+            let p = r
+                .timeseries
+                .series
+                .iter()
+                .find(|s| s.queue == BOTTLENECK && s.metric == "p")
+                .unwrap();
+            let p_mean = p.values.iter().sum::<f64>() / p.values.len() as f64;
+            eprintln!(
+                "{limit} {aqm}: mean sojourn {:.4} s (p99 {:.4}), utilisation {:.4}, early drops {}, overflow {}, mean p {:.4}",
+                q.mean_sojourn_s, q.p99_sojourn_s, q.utilization, q.dropped[1], q.dropped[0], p_mean
+            );
+            // Target 15 ms: mean sojourn within [0.5, 2] × target, link busy, no overflow.
+            assert!(
+                (0.0075..0.030).contains(&q.mean_sojourn_s),
+                "{limit} {aqm}: mean sojourn {}",
+                q.mean_sojourn_s
+            );
+            assert!(q.utilization > 0.9, "{limit} {aqm}: {}", q.utilization);
+            assert!(q.dropped[1] > 0 && q.dropped[0] == 0);
+        }
+    }
+}

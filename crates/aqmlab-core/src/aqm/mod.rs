@@ -21,6 +21,7 @@
 pub mod ared;
 pub mod codel;
 pub mod droptail;
+pub mod pie;
 pub mod red;
 
 use crate::packet::Packet;
@@ -30,6 +31,7 @@ use crate::units::Time;
 pub use ared::Ared;
 pub use codel::Codel;
 pub use droptail::DropTail;
+pub use pie::Pie;
 pub use red::Red;
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
@@ -154,6 +156,7 @@ pub enum AnyAqm {
     Red(Red),
     Ared(Ared),
     Codel(Codel),
+    Pie(Pie),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -165,6 +168,7 @@ macro_rules! dispatch {
             AnyAqm::Red($a) => $e,
             AnyAqm::Ared($a) => $e,
             AnyAqm::Codel($a) => $e,
+            AnyAqm::Pie($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -179,6 +183,7 @@ impl AnyAqm {
             AnyAqm::Red(_) => "red",
             AnyAqm::Ared(_) => "ared",
             AnyAqm::Codel(_) => "codel",
+            AnyAqm::Pie(_) => "pie",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

@@ -205,6 +205,36 @@ def sfb(
     )
 
 
+def codel(
+    *,
+    target: str | None = None,
+    interval: str | None = None,
+    mtu: int | str | None = None,
+    ecn: bool | None = None,
+    ce_threshold: str | None = None,
+) -> dict[str, Any]:
+    """CoDel (docs/aqm/codel.md, RFC 8289): ``target`` (default "5ms") and ``interval``
+    ("100ms") durations, ``mtu`` bytes (1514: no signal while at most one MTU waits),
+    ``ecn`` marks instead of drops, ``ce_threshold`` an optional step-marking sojourn."""
+    return _opt(
+        {"type": "codel"},
+        target=target,
+        interval=interval,
+        mtu=mtu,
+        ecn=ecn,
+        ce_threshold=ce_threshold,
+    )
+
+
+def pie(**params: Any) -> dict[str, Any]:
+    """PIE (docs/aqm/pie.md, RFC 8033): fields ``target`` ("15ms"), ``t_update`` ("15ms"),
+    ``alpha`` (0.125 /s), ``beta`` (1.25 /s), ``max_burst`` ("150ms"), ``ecn``,
+    ``mark_ecn_th`` (0.1, with ecn), ``byte_mode``, ``mtu`` (1514), ``dq_rate_estimator``
+    (False: timestamp delay), ``dq_threshold`` (16384, with the estimator), ``derandomize``
+    (True). Unset fields are omitted so the engine's defaults apply."""
+    return _opt({"type": "pie"}, **params)
+
+
 def queue(
     *,
     limit_pkts: int | None = None,
@@ -602,6 +632,7 @@ __all__ = [
     "bernoulli",
     "blue",
     "cbr",
+    "codel",
     "droptail",
     "example",
     "feng_red",
@@ -611,6 +642,7 @@ __all__ = [
     "load",
     "onoff",
     "pi",
+    "pie",
     "poisson",
     "psand",
     "queue",

@@ -162,6 +162,95 @@ pub enum AqmSpec {
     Pi(PiSpec),
     Blue(BlueSpec),
     Sfb(SfbSpec),
+    Codel(CodelSpec),
+    Pie(PieSpec),
+}
+
+/// PIE parameters (docs/aqm/pie.md; RFC 8033 and Linux defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieSpec {
+    #[serde(default = "default_pie_target")]
+    pub target: Duration,
+    #[serde(default = "default_pie_target")]
+    pub t_update: Duration,
+    /// Per second.
+    #[serde(default = "default_pie_alpha")]
+    pub alpha: f64,
+    /// Per second.
+    #[serde(default = "default_pie_beta")]
+    pub beta: f64,
+    #[serde(default = "default_max_burst")]
+    pub max_burst: Duration,
+    #[serde(default)]
+    pub ecn: bool,
+    /// Highest p at which ECN-capable packets are marked (default 0.1; needs ecn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_ecn_th: Option<f64>,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mtu")]
+    pub mtu: Bytes,
+    #[serde(default)]
+    pub dq_rate_estimator: bool,
+    /// Bytes per departure-rate measurement cycle (default 16 KiB; needs dq_rate_estimator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dq_threshold: Option<Bytes>,
+    #[serde(default = "default_true")]
+    pub derandomize: bool,
+}
+
+fn default_pie_target() -> Duration {
+    Duration(15_000_000)
+}
+fn default_pie_alpha() -> f64 {
+    0.125
+}
+fn default_pie_beta() -> f64 {
+    1.25
+}
+fn default_max_burst() -> Duration {
+    Duration(150_000_000)
+}
+
+/// CoDel parameters (docs/aqm/codel.md; RFC 8289 and Linux defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodelSpec {
+    #[serde(default = "default_codel_target")]
+    pub target: Duration,
+    #[serde(default = "default_codel_interval")]
+    pub interval: Duration,
+    /// No signal while at most this many bytes wait behind the departing packet.
+    #[serde(default = "default_mtu")]
+    pub mtu: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    /// Step-mark ECT packets whose sojourn exceeds this (Linux `ce_threshold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Duration>,
+}
+
+impl Default for CodelSpec {
+    fn default() -> Self {
+        CodelSpec {
+            target: default_codel_target(),
+            interval: default_codel_interval(),
+            mtu: default_mtu(),
+            ecn: false,
+            ce_threshold: None,
+        }
+    }
+}
+
+fn default_codel_target() -> Duration {
+    Duration(5_000_000)
+}
+fn default_codel_interval() -> Duration {
+    Duration(100_000_000)
+}
+fn default_mtu() -> Bytes {
+    Bytes(1514)
 }
 
 /// Self-configuring RED (docs/aqm/feng.md). Defaults from the PSAND paper's Table I.
@@ -733,6 +822,7 @@ impl<'de> Deserialize<'de> for AqmSpec {
             d,
             &[
                 "droptail", "red", "ared", "rem", "feng_red", "psand", "pi", "blue", "sfb",
+                "codel", "pie",
             ],
         )?;
         match ty.as_str() {
@@ -745,6 +835,8 @@ impl<'de> Deserialize<'de> for AqmSpec {
             "pi" => inner::<PiSpec, D::Error>(rest).map(AqmSpec::Pi),
             "blue" => inner::<BlueSpec, D::Error>(rest).map(AqmSpec::Blue),
             "sfb" => inner::<SfbSpec, D::Error>(rest).map(AqmSpec::Sfb),
+            "codel" => inner::<CodelSpec, D::Error>(rest).map(AqmSpec::Codel),
+            "pie" => inner::<PieSpec, D::Error>(rest).map(AqmSpec::Pie),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1627,6 +1719,99 @@ impl Validator {
             AqmSpec::Pi(r) => self.pi(&format!("{p}.aqm"), r),
             AqmSpec::Blue(b) => self.blue(&format!("{p}.aqm"), b, q),
             AqmSpec::Sfb(b) => self.sfb(&format!("{p}.aqm"), b),
+            AqmSpec::Codel(c) => self.codel(&format!("{p}.aqm"), c),
+            AqmSpec::Pie(c) => self.pie(&format!("{p}.aqm"), c),
+        }
+    }
+
+    fn positive_time(&mut self, path: String, d: Duration) {
+        if d.0 == 0 {
+            self.err(path, "\"0ns\"", "must be > 0");
+        } else {
+            self.time_at_most(path, d);
+        }
+    }
+
+    fn pie(&mut self, a: &str, c: &PieSpec) {
+        self.positive_time(format!("{a}.target"), c.target);
+        self.positive_time(format!("{a}.t_update"), c.t_update);
+        self.time_at_most(format!("{a}.max_burst"), c.max_burst);
+        if !(c.alpha.is_finite() && c.alpha > 0.0 && c.alpha <= 2.0) {
+            self.err(
+                format!("{a}.alpha"),
+                c.alpha,
+                "must be in (0, 2] per second (RFC 8033 §4.2)",
+            );
+        }
+        if !(c.beta.is_finite() && (0.0..=2.0).contains(&c.beta)) {
+            self.err(
+                format!("{a}.beta"),
+                c.beta,
+                "must be in [0, 2] per second (RFC 8033 §4.2)",
+            );
+        }
+        if let Some(th) = c.mark_ecn_th {
+            if !c.ecn {
+                self.err(
+                    format!("{a}.mark_ecn_th"),
+                    th,
+                    "only meaningful with ecn = true",
+                );
+            } else if !(th.is_finite() && th > 0.0 && th <= 1.0) {
+                self.err(
+                    format!("{a}.mark_ecn_th"),
+                    th,
+                    "must be a probability in (0, 1]",
+                );
+            }
+        }
+        if c.mtu.0 == 0 || c.mtu.0 > MAX_PACKET {
+            self.err(
+                format!("{a}.mtu"),
+                c.mtu.0,
+                format!("must be in [1, {MAX_PACKET}] bytes"),
+            );
+        }
+        if let Some(b) = c.dq_threshold {
+            if !c.dq_rate_estimator {
+                self.err(
+                    format!("{a}.dq_threshold"),
+                    b.0,
+                    "only meaningful with dq_rate_estimator = true",
+                );
+            } else if b.0 == 0 || b.0 > u32::MAX as u64 {
+                self.err(
+                    format!("{a}.dq_threshold"),
+                    b.0,
+                    format!("must be in [1, {}] bytes", u32::MAX),
+                );
+            }
+        }
+    }
+
+    fn codel(&mut self, a: &str, c: &CodelSpec) {
+        let fmt = crate::units::format_time;
+        self.positive_time(format!("{a}.target"), c.target);
+        self.positive_time(format!("{a}.interval"), c.interval);
+        if c.target.0 > 0 && c.interval.0 > 0 && c.target.0 >= c.interval.0 {
+            self.err(
+                format!("{a}.target"),
+                format!("\"{}\"", fmt(c.target.0)),
+                format!(
+                    "must be < interval = \"{}\" (RFC 8289 §4.4: 5-10% of it)",
+                    fmt(c.interval.0)
+                ),
+            );
+        }
+        if c.mtu.0 == 0 || c.mtu.0 > MAX_PACKET {
+            self.err(
+                format!("{a}.mtu"),
+                c.mtu.0,
+                format!("must be in [1, {MAX_PACKET}] bytes"),
+            );
+        }
+        if let Some(th) = c.ce_threshold {
+            self.positive_time(format!("{a}.ce_threshold"), th);
         }
     }
 

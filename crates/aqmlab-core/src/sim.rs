@@ -6,14 +6,17 @@
 
 use crate::aqm::ared::{auto_thresholds, AredConfig};
 use crate::aqm::blue::{BlueConfig, BlueParams, Freeze};
+use crate::aqm::codel::CodelConfig;
 use crate::aqm::feng::FengConfig;
 use crate::aqm::pi::PiConfig;
+use crate::aqm::pie::PieConfig;
 use crate::aqm::psand::PsandConfig;
 use crate::aqm::red::{CountRule, RedConfig};
 use crate::aqm::rem::{MarkPoint, RemConfig, RemUpdate};
 use crate::aqm::sfb::SfbConfig;
 use crate::aqm::{
-    AnyAqm, Aqm, Ared, Blue, DropTail, FengRed, Pi, Psand, Reason, Red, Rem, Sfb, NUM_REASONS,
+    AnyAqm, Aqm, Ared, Blue, Codel, DropTail, FengRed, Pi, Pie, Psand, Reason, Red, Rem, Sfb,
+    NUM_REASONS,
 };
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
@@ -23,8 +26,8 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    AqmSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, MarkPointSpec, QueueSpec,
-    RedSpec, RemSpec, RemUpdateSpec, Scenario, ScenarioErrors, TcpVariant, Weight,
+    AqmSpec, CodelSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, MarkPointSpec,
+    QueueSpec, RedSpec, RemSpec, RemUpdateSpec, Scenario, ScenarioErrors, TcpVariant, Weight,
 };
 use crate::tcp::{
     Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
@@ -234,6 +237,16 @@ pub struct Simulator<'a> {
     progress: Option<Arc<AtomicU64>>,
 }
 
+fn codel_config(c: &CodelSpec) -> CodelConfig {
+    CodelConfig {
+        target: c.target.0,
+        interval: c.interval.0,
+        mtu: c.mtu.0 as u32,
+        ecn: c.ecn,
+        ce_threshold: c.ce_threshold.map(|d| d.0),
+    }
+}
+
 fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
     let limit = match (q.limit_pkts, q.limit_bytes) {
         (Some(p), _) => Limit::Packets(p),
@@ -316,6 +329,22 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
             byte_mode: b.byte_mode,
             mean_pktsize: b.mean_pktsize.0 as u32,
             ecn: b.ecn,
+        })),
+        AqmSpec::Codel(c) => AnyAqm::Codel(Codel::new(codel_config(c))),
+        AqmSpec::Pie(c) => AnyAqm::Pie(Pie::new(PieConfig {
+            target: c.target.0,
+            t_update: c.t_update.0,
+            alpha: c.alpha,
+            beta: c.beta,
+            max_burst: c.max_burst.0,
+            ecn: c.ecn,
+            mark_ecn_th: c.mark_ecn_th.unwrap_or(0.1),
+            byte_mode: c.byte_mode,
+            mtu: c.mtu.0 as u32,
+            dq_rate: c
+                .dq_rate_estimator
+                .then(|| c.dq_threshold.map_or(16_384, |b| b.0)),
+            derandomize: c.derandomize,
         })),
     };
     OutputQueue::new(limit, bps, aqm, rng)

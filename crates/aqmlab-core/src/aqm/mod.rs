@@ -20,9 +20,11 @@
 
 pub mod ared;
 pub mod blue;
+pub mod codel;
 pub mod droptail;
 pub mod feng;
 pub mod pi;
+pub mod pie;
 pub mod psand;
 pub mod red;
 pub mod rem;
@@ -34,9 +36,11 @@ use crate::units::Time;
 
 pub use ared::Ared;
 pub use blue::Blue;
+pub use codel::Codel;
 pub use droptail::DropTail;
 pub use feng::FengRed;
 pub use pi::Pi;
+pub use pie::Pie;
 pub use psand::Psand;
 pub use red::Red;
 pub use rem::Rem;
@@ -169,6 +173,8 @@ pub enum AnyAqm {
     Pi(Pi),
     Blue(Blue),
     Sfb(Sfb),
+    Codel(Codel),
+    Pie(Pie),
     #[cfg(test)]
     Scripted(Scripted),
 }
@@ -185,6 +191,8 @@ macro_rules! dispatch {
             AnyAqm::Pi($a) => $e,
             AnyAqm::Blue($a) => $e,
             AnyAqm::Sfb($a) => $e,
+            AnyAqm::Codel($a) => $e,
+            AnyAqm::Pie($a) => $e,
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
@@ -204,6 +212,8 @@ impl AnyAqm {
             AnyAqm::Pi(_) => "pi",
             AnyAqm::Blue(_) => "blue",
             AnyAqm::Sfb(_) => "sfb",
+            AnyAqm::Codel(_) => "codel",
+            AnyAqm::Pie(_) => "pie",
             #[cfg(test)]
             AnyAqm::Scripted(_) => "scripted",
         }

@@ -1,0 +1,569 @@
+//! CoDel, "Controlled Delay" (Nichols, Jacobson, McGregor, Iyengar, RFC 8289, 2018; Linux
+//! `include/net/codel.h` and `codel_impl.h` for the details the RFC leaves open).
+//!
+//! CoDel controls the *sojourn time* of the packet at the head of the queue, measured as it
+//! leaves (`now − enqueued`), not the queue length, so it needs no knowledge of the link
+//! rate. State machine, one decision per departing packet:
+//!
+//! - **Above target.** A departure is "above" when sojourn ≥ `target` (5 ms) and more than
+//!   one MTU is still waiting (RFC 8289 §5.4: never drop the last full packet of a queue, or
+//!   a slow link could be starved). The first such departure arms
+//!   `first_above_time = now + interval`; any departure below target disarms it.
+//! - **Entering the dropping state.** A departure still above target at or after
+//!   `first_above_time` is dropped (or marked) and the state becomes *dropping*: the
+//!   standing queue has persisted for a whole `interval` (100 ms, about a worst-case RTT),
+//!   so it is not a burst that would drain by itself.
+//! - **Control law.** While dropping, the next signal is due at
+//!   `drop_next = drop_next + interval / √count`, count counting the signals of this
+//!   dropping period: the spacing shrinks as 1/√count, which makes the drop *rate* grow
+//!   linearly in time, the inverse of TCP's throughput ∝ 1/√p (RFC 8289 §5.5). The state
+//!   is left as soon as a departure is below target.
+//! - **Count restart.** Re-entering the dropping state soon after leaving it
+//!   (`now − drop_next < 16·interval`) resumes at `count − lastcount` instead of 1, where
+//!   `lastcount` is the count at the previous entry (RFC 8289 §5.6 and Linux; the original
+//!   ACM Queue pseudo-code used `count − 2`): the drop rate that controlled the queue last
+//!   time is likely still about right.
+//!
+//! Choices (documented in docs/aqm/codel.md):
+//! - The control law uses an exact `libm::sqrt` in f64 and rounds the spacing down to the
+//!   nanosecond. Linux keeps a 16-bit reciprocal square root refined by one Newton step per
+//!   count increment (`codel_Newton_step`), an approximation good to about 0.1% for large
+//!   counts and less precise for the first few; the RFC's pseudo-code uses an exact sqrt.
+//! - After the drop that enters the dropping state, the next packet is sent whatever its
+//!   sojourn (Linux `codel_dequeue`: the entry branch drops one packet only).
+//! - A drop inside the dropping state continues with the next head at the same instant,
+//!   exactly as Linux's `while (dropping && now >= drop_next)` loop: the output queue calls
+//!   `on_departure` for the next head after a `Drop`, and `Pending` remembers where in the
+//!   loop we are. A queue that runs dry resets `dropping` and `first_above_time` (Linux's
+//!   dequeue of an empty queue): `on_empty`, called through `on_idle` for the FIFO case.
+//! - With `ecn`, an ECN-capable packet (ECT or already CE) is marked instead of dropped and
+//!   the loop ends with it, as `INET_ECN_set_ce` succeeding in Linux; a Not-ECT packet is
+//!   dropped. `ce_threshold` (Linux, for DCTCP-style step marking) marks every ECT packet
+//!   whose sojourn exceeds it, independently of the control law, with `Reason::Early` so
+//!   that these marks are told apart from the control law's (`Reason::Dequeue`).
+
+use super::{Aqm, QueueView, Reason, Verdict};
+use crate::packet::{Ecn, Packet};
+use crate::rng::Rng;
+use crate::units::{secs, Time};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodelConfig {
+    /// Acceptable standing sojourn time.
+    pub target: Time,
+    /// Window over which the sojourn must stay above target before acting; also the base
+    /// of the control law.
+    pub interval: Time,
+    /// Bytes: no signal while the backlog left behind is at most this (one MTU).
+    pub mtu: u32,
+    /// Mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+    /// Step-mark ECT packets whose sojourn exceeds this.
+    pub ce_threshold: Option<Time>,
+}
+
+impl Default for CodelConfig {
+    fn default() -> Self {
+        CodelConfig {
+            target: 5_000_000,
+            interval: 100_000_000,
+            mtu: 1514,
+            ecn: false,
+            ce_threshold: None,
+        }
+    }
+}
+
+/// Where the previous decision left Linux's dequeue loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Pending {
+    /// A fresh dequeue.
+    #[default]
+    None,
+    /// The entry drop was made: the next head is sent whatever its sojourn.
+    AfterEntryDrop,
+    /// A drop inside the dropping state: the next head is judged at the same instant.
+    InLoop,
+}
+
+/// The CoDel state machine of one queue (a FIFO, or one flow of FQ-CoDel).
+#[derive(Clone, Debug, Default)]
+pub struct CodelState {
+    pub dropping: bool,
+    /// Signals (drops or marks) in the current dropping period.
+    pub count: u32,
+    /// `count` when the dropping state was last entered.
+    pub lastcount: u32,
+    /// When the sojourn will have been above target for a whole interval, if it is above.
+    pub first_above_time: Option<Time>,
+    /// When the next signal is due while dropping.
+    pub drop_next: Time,
+    /// Sojourn time of the last departing packet.
+    pub sojourn: Time,
+    pending: Pending,
+}
+
+/// `t + interval/√count`, the spacing rounded down to the nanosecond.
+#[inline]
+pub fn control_law(t: Time, interval: Time, count: u32) -> Time {
+    t + (interval as f64 / libm::sqrt(count.max(1) as f64)) as Time
+}
+
+impl CodelState {
+    /// Updates the sojourn and `first_above_time`; true when a signal is allowed.
+    fn should_drop(&mut self, cfg: &CodelConfig, sojourn: Time, backlog: u64, now: Time) -> bool {
+        self.sojourn = sojourn;
+        if sojourn < cfg.target || backlog <= cfg.mtu as u64 {
+            self.first_above_time = None;
+            return false;
+        }
+        match self.first_above_time {
+            None => {
+                self.first_above_time = Some(now + cfg.interval);
+                false
+            }
+            Some(t) => now >= t,
+        }
+    }
+
+    /// Decides on the packet just removed from the head; `backlog` is the bytes still
+    /// waiting behind it. After a `Drop`, the caller offers the next head at the same
+    /// instant (or calls `on_empty` if there is none).
+    pub fn on_dequeue(
+        &mut self,
+        cfg: &CodelConfig,
+        pkt: &Packet,
+        backlog: u64,
+        now: Time,
+    ) -> Verdict {
+        let ok = self.should_drop(cfg, now.saturating_sub(pkt.enqueued), backlog, now);
+        match std::mem::take(&mut self.pending) {
+            Pending::AfterEntryDrop => return self.finish(cfg, pkt),
+            Pending::InLoop => {
+                if !ok {
+                    self.dropping = false;
+                    return self.finish(cfg, pkt);
+                }
+                self.drop_next = control_law(self.drop_next, cfg.interval, self.count);
+                if now < self.drop_next {
+                    return self.finish(cfg, pkt);
+                }
+                return self.signal_while_dropping(cfg, pkt);
+            }
+            Pending::None => {}
+        }
+        if self.dropping {
+            if !ok {
+                self.dropping = false;
+            } else if now >= self.drop_next {
+                return self.signal_while_dropping(cfg, pkt);
+            }
+        } else if ok {
+            self.dropping = true;
+            let delta = self.count.wrapping_sub(self.lastcount);
+            // Signed: a drop_next still in the future counts as "soon after".
+            let since = now as i128 - self.drop_next as i128;
+            self.count = if delta > 1 && since < 16 * cfg.interval as i128 {
+                delta
+            } else {
+                1
+            };
+            self.lastcount = self.count;
+            self.drop_next = control_law(now, cfg.interval, self.count);
+            if cfg.ecn && pkt.ecn != Ecn::NotEct {
+                return Verdict::Mark(Reason::Dequeue);
+            }
+            self.pending = Pending::AfterEntryDrop;
+            return Verdict::Drop(Reason::Dequeue);
+        }
+        self.finish(cfg, pkt)
+    }
+
+    fn signal_while_dropping(&mut self, cfg: &CodelConfig, pkt: &Packet) -> Verdict {
+        self.count = self.count.saturating_add(1);
+        if cfg.ecn && pkt.ecn != Ecn::NotEct {
+            // A mark ends the loop: the packet is sent, the next signal is scheduled now.
+            self.drop_next = control_law(self.drop_next, cfg.interval, self.count);
+            return Verdict::Mark(Reason::Dequeue);
+        }
+        self.pending = Pending::InLoop;
+        Verdict::Drop(Reason::Dequeue)
+    }
+
+    /// The packet is sent: only the optional step marking remains.
+    fn finish(&self, cfg: &CodelConfig, pkt: &Packet) -> Verdict {
+        match cfg.ce_threshold {
+            Some(th) if self.sojourn > th && pkt.ecn.is_ect() => Verdict::Mark(Reason::Early),
+            _ => Verdict::Pass,
+        }
+    }
+
+    /// The queue was found empty (Linux: a dequeue that returns nothing).
+    pub fn on_empty(&mut self) {
+        self.dropping = false;
+        self.first_above_time = None;
+        self.pending = Pending::None;
+    }
+
+    /// dropping, count, drop_next (s, absolute), sojourn (s).
+    pub fn write_metrics(&self, out: &mut [f64]) {
+        out[0] = self.dropping as u8 as f64;
+        out[1] = self.count as f64;
+        out[2] = secs(self.drop_next);
+        out[3] = secs(self.sojourn);
+    }
+}
+
+pub const CODEL_METRICS: &[&str] = &["dropping", "count", "drop_next", "sojourn"];
+
+/// CoDel on a FIFO output queue.
+#[derive(Clone, Debug)]
+pub struct Codel {
+    pub cfg: CodelConfig,
+    pub state: CodelState,
+}
+
+impl Codel {
+    pub fn new(cfg: CodelConfig) -> Codel {
+        Codel {
+            cfg,
+            state: CodelState::default(),
+        }
+    }
+}
+
+impl Aqm for Codel {
+    fn on_arrival(&mut self, _q: &QueueView, _p: &Packet, _now: Time, _rng: &mut Rng) -> Verdict {
+        Verdict::Pass
+    }
+    fn on_departure(&mut self, q: &QueueView, pkt: &Packet, now: Time, _rng: &mut Rng) -> Verdict {
+        self.state.on_dequeue(&self.cfg, pkt, q.len_bytes, now)
+    }
+    fn on_idle(&mut self, _since: Time) {
+        self.state.on_empty();
+    }
+    fn metric_names(&self) -> &'static [&'static str] {
+        CODEL_METRICS
+    }
+    fn metrics(&self, _q: &QueueView, _now: Time, out: &mut [f64]) {
+        self.state.write_metrics(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::AnyAqm;
+    use crate::packet::PacketArena;
+    use crate::queue::{Limit, OutputQueue};
+
+    const MS: Time = 1_000_000;
+
+    fn queue(cfg: CodelConfig, limit: Limit) -> OutputQueue {
+        OutputQueue::new(
+            limit,
+            10_000_000,
+            AnyAqm::Codel(Codel::new(cfg)),
+            Rng::for_component(1, 0, "codel"),
+        )
+    }
+
+    fn limits() -> [Limit; 2] {
+        [Limit::Packets(10_000), Limit::Bytes(15_000_000)]
+    }
+
+    fn state(q: &OutputQueue) -> &CodelState {
+        match &q.aqm {
+            AnyAqm::Codel(c) => &c.state,
+            _ => unreachable!(),
+        }
+    }
+
+    fn fill(q: &mut OutputQueue, a: &mut PacketArena, n: usize, ecn: Ecn, at: Time) {
+        for _ in 0..n {
+            let i = a.alloc(Packet {
+                size: 1500,
+                ecn,
+                ..Default::default()
+            });
+            q.arrive(i, a, at);
+        }
+    }
+
+    /// Dequeues one packet at `now`: (sent packet, number dropped on the way).
+    fn take(q: &mut OutputQueue, a: &mut PacketArena, now: Time) -> (Option<u32>, usize) {
+        let mut d = vec![];
+        let sent = q.dequeue(a, now, &mut d);
+        (sent, d.len())
+    }
+
+    #[test]
+    fn no_drop_while_sojourn_is_below_target() {
+        for limit in limits() {
+            // One packet a millisecond for 10 s, each sent `wait` after it arrived, so
+            // that four packets (6000 B > one MTU) always wait behind the departing one.
+            for (wait, drops) in [(5 * MS - 1, false), (5 * MS, true)] {
+                let mut a = PacketArena::default();
+                let mut q = queue(CodelConfig::default(), limit);
+                for k in 0..10_000u64 {
+                    fill(&mut q, &mut a, 1, Ecn::NotEct, k * MS);
+                    if k >= 4 {
+                        take(&mut q, &mut a, (k - 4) * MS + wait);
+                    }
+                }
+                // At exactly target the sojourn counts as above, and drops follow.
+                assert_eq!(q.counters.total_dropped() > 0, drops, "{limit:?} {wait}");
+                q.check_conservation().unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn first_drop_comes_exactly_one_interval_after_sojourn_first_exceeds_target() {
+        for limit in limits() {
+            let mut a = PacketArena::default();
+            let mut q = queue(CodelConfig::default(), limit);
+            fill(&mut q, &mut a, 500, Ecn::NotEct, 0);
+            // First departure above target at 5 ms: arms first_above_time = 105 ms.
+            assert_eq!(take(&mut q, &mut a, 5 * MS).1, 0);
+            assert_eq!(state(&q).first_above_time, Some(105 * MS));
+            // One nanosecond early: still no drop.
+            assert_eq!(take(&mut q, &mut a, 105 * MS - 1).1, 0);
+            assert!(!state(&q).dropping);
+            // At 105 ms: one drop, then the next packet is sent.
+            let (s, d) = take(&mut q, &mut a, 105 * MS);
+            assert!(s.is_some());
+            assert_eq!(d, 1, "{limit:?}");
+            assert!(state(&q).dropping);
+            assert_eq!(state(&q).count, 1);
+            assert_eq!(state(&q).drop_next, 205 * MS);
+            assert_eq!(q.counters.dropped[Reason::Dequeue as usize], 1);
+            q.check_conservation().unwrap();
+        }
+    }
+
+    #[test]
+    fn drops_are_spaced_by_interval_over_sqrt_count() {
+        for limit in limits() {
+            let mut a = PacketArena::default();
+            let mut q = queue(CodelConfig::default(), limit);
+            fill(&mut q, &mut a, 6000, Ecn::NotEct, 0);
+            take(&mut q, &mut a, 5 * MS);
+            // Dequeue every 100 µs and log the times of the drops.
+            let mut drops = vec![];
+            let mut t = 5 * MS;
+            while drops.len() < 5 {
+                t += 100_000;
+                let (_, d) = take(&mut q, &mut a, t);
+                for _ in 0..d {
+                    drops.push(t);
+                }
+            }
+            // By hand: 105 ms, then +100/√1, +100/√2, +100/√3, +100/√4 ms (floored to ns),
+            // each taken at the first 100 µs dequeue tick at or after it is due.
+            let law = [
+                105_000_000u64,
+                205_000_000,
+                205_000_000 + 70_710_678,
+                205_000_000 + 70_710_678 + 57_735_026,
+                205_000_000 + 70_710_678 + 57_735_026 + 50_000_000,
+            ];
+            for (k, (&got, &due)) in drops.iter().zip(&law).enumerate() {
+                let tick = due.div_ceil(100_000) * 100_000;
+                assert_eq!(got, tick, "{limit:?} drop {k}");
+            }
+            assert_eq!(state(&q).count, 5);
+            q.check_conservation().unwrap();
+        }
+    }
+
+    #[test]
+    fn overdue_drops_continue_with_the_next_head_at_the_same_instant() {
+        let mut a = PacketArena::default();
+        let mut q = queue(CodelConfig::default(), Limit::Packets(10_000));
+        fill(&mut q, &mut a, 100, Ecn::NotEct, 0);
+        take(&mut q, &mut a, 5 * MS);
+        assert_eq!(take(&mut q, &mut a, 105 * MS).1, 1);
+        // Nothing dequeued until 400 ms: drop_next = 205 ms is overdue. Each drop in the loop
+        // moves drop_next by 100/√count ms: 205 → 275.7 → 333.4 → 383.4, all ≤ 400 ms, then
+        // 428.2 > 400: four drops (count 2..5) at the same instant, then a packet is sent.
+        let (s, d) = take(&mut q, &mut a, 400 * MS);
+        assert!(s.is_some());
+        assert_eq!(d, 4);
+        assert_eq!(state(&q).count, 5);
+        q.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn reentering_soon_after_resumes_at_count_minus_lastcount() {
+        let cfg = CodelConfig::default();
+        let p = Packet::default();
+        // Left a dropping period at count 6 that had been entered at count 1; above
+        // target for an interval again, 1 s after the last drop_next (< 16 intervals).
+        let mut s = CodelState {
+            count: 6,
+            lastcount: 1,
+            drop_next: 2_000_000_000,
+            first_above_time: Some(3_000_000_000),
+            ..Default::default()
+        };
+        let v = s.on_dequeue(&cfg, &p, 1_000_000, 3_000_000_000);
+        assert_eq!(v, Verdict::Drop(Reason::Dequeue));
+        assert_eq!((s.count, s.lastcount), (5, 5));
+        // Next signal 100 ms/√5 = 44.721359 ms later (floored to the ns).
+        assert_eq!(s.drop_next, 3_000_000_000 + 44_721_359);
+    }
+
+    #[test]
+    fn reentering_long_after_restarts_at_one() {
+        let cfg = CodelConfig::default();
+        let mut s = CodelState {
+            count: 9,
+            lastcount: 1,
+            drop_next: 0,
+            first_above_time: Some(0),
+            ..Default::default()
+        };
+        let p = Packet {
+            size: 1500,
+            ..Default::default()
+        };
+        // 16 intervals after drop_next exactly: not "soon".
+        let v = s.on_dequeue(&cfg, &p, 1_000_000, 16 * cfg.interval);
+        assert_eq!(v, Verdict::Drop(Reason::Dequeue));
+        assert_eq!(s.count, 1);
+        // One ns earlier it would have resumed at 8.
+        let mut s2 = CodelState {
+            count: 9,
+            lastcount: 1,
+            first_above_time: Some(0),
+            ..Default::default()
+        };
+        s2.on_dequeue(&cfg, &p, 1_000_000, 16 * cfg.interval - 1);
+        assert_eq!(s2.count, 8);
+    }
+
+    #[test]
+    fn no_signal_while_at_most_one_mtu_waits() {
+        let cfg = CodelConfig::default();
+        let p = Packet {
+            size: 1500,
+            ..Default::default()
+        };
+        let mut s = CodelState {
+            first_above_time: Some(0),
+            ..Default::default()
+        };
+        // Sojourn 1 s, but only 1514 bytes behind: no drop, and the timer disarms.
+        assert_eq!(s.on_dequeue(&cfg, &p, 1514, 1_000_000_000), Verdict::Pass);
+        assert_eq!(s.first_above_time, None);
+        // One byte more than an MTU: the timer arms again (and drops after an interval).
+        assert_eq!(s.on_dequeue(&cfg, &p, 1515, 1_000_000_000), Verdict::Pass);
+        assert_eq!(s.first_above_time, Some(1_100_000_000));
+        assert_eq!(
+            s.on_dequeue(&cfg, &p, 1515, 1_100_000_000),
+            Verdict::Drop(Reason::Dequeue)
+        );
+        // A larger configured MTU changes the outcome (the parameter is observable).
+        let big = CodelConfig {
+            mtu: 9000,
+            ..CodelConfig::default()
+        };
+        let mut s = CodelState {
+            first_above_time: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(s.on_dequeue(&big, &p, 1515, 1_100_000_000), Verdict::Pass);
+    }
+
+    #[test]
+    fn ecn_marks_ect_packets_instead_of_dropping() {
+        for limit in limits() {
+            let cfg = CodelConfig {
+                ecn: true,
+                ..CodelConfig::default()
+            };
+            let mut a = PacketArena::default();
+            let mut q = queue(cfg, limit);
+            fill(&mut q, &mut a, 5000, Ecn::Ect0, 0);
+            take(&mut q, &mut a, 5 * MS);
+            let mut t = 5 * MS;
+            while state(&q).count < 5 {
+                t += 100_000;
+                let (s, d) = take(&mut q, &mut a, t);
+                assert_eq!(d, 0);
+                assert!(s.is_some());
+            }
+            // Same instants as the drops of the Not-ECT case, one mark each, never a drop.
+            assert_eq!(q.counters.marked[Reason::Dequeue as usize], 5);
+            assert_eq!(q.counters.total_dropped(), 0);
+            q.check_conservation().unwrap();
+        }
+    }
+
+    #[test]
+    fn with_ecn_a_not_ect_packet_is_still_dropped_and_a_ce_one_marked() {
+        let cfg = CodelConfig {
+            ecn: true,
+            ..CodelConfig::default()
+        };
+        for (ecn, want) in [
+            (Ecn::NotEct, Verdict::Drop(Reason::Dequeue)),
+            (Ecn::Ce, Verdict::Mark(Reason::Dequeue)),
+            (Ecn::Ect1, Verdict::Mark(Reason::Dequeue)),
+        ] {
+            let mut s = CodelState {
+                first_above_time: Some(0),
+                ..Default::default()
+            };
+            let p = Packet {
+                ecn,
+                ..Default::default()
+            };
+            assert_eq!(s.on_dequeue(&cfg, &p, 1_000_000, 10 * MS), want);
+        }
+    }
+
+    #[test]
+    fn ce_threshold_step_marks_ect_packets_above_it_only() {
+        let cfg = CodelConfig {
+            ce_threshold: Some(MS),
+            ..CodelConfig::default()
+        };
+        let mut s = CodelState::default();
+        let ect = Packet {
+            ecn: Ecn::Ect1,
+            ..Default::default()
+        };
+        let not = Packet::default();
+        assert_eq!(s.on_dequeue(&cfg, &ect, 0, MS), Verdict::Pass);
+        assert_eq!(
+            s.on_dequeue(&cfg, &ect, 0, MS + 1),
+            Verdict::Mark(Reason::Early)
+        );
+        // Never turned into a drop of a Not-ECT packet.
+        assert_eq!(s.on_dequeue(&cfg, &not, 0, 2 * MS), Verdict::Pass);
+    }
+
+    #[test]
+    fn an_empty_queue_leaves_the_dropping_state() {
+        let cfg = CodelConfig::default();
+        let mut s = CodelState {
+            dropping: true,
+            first_above_time: Some(0),
+            count: 3,
+            ..Default::default()
+        };
+        s.on_empty();
+        assert!(!s.dropping);
+        assert_eq!(s.first_above_time, None);
+        // The target parameter is observable: a 1 s target never arms the timer at 0.5 s.
+        let slow = CodelConfig {
+            target: 1_000_000_000,
+            ..cfg
+        };
+        let p = Packet::default();
+        s.on_dequeue(&slow, &p, 1_000_000, 500 * MS);
+        assert_eq!(s.first_above_time, None);
+    }
+}

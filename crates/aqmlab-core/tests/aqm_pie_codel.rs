@@ -1,0 +1,162 @@
+//! CoDel, PIE and FQ-CoDel in closed loop with TCP (docs/aqm/codel.md, pie.md, fq_codel.md).
+//!
+//! A dumbbell: each flow's host reaches router `r` over its own 1 Gb/s access link (whose
+//! delay sets the flow's RTT), and `r` reaches `dst` over the 10 Mb/s, 10 ms bottleneck
+//! whose output queue `r->dst` runs the AQM under test. The buffer is large (2000 packets
+//! of 1000 B, 1.6 s at 10 Mb/s) or its byte equivalent, so DropTail would sit near it while
+//! a delay-controlling AQM holds the sojourn near its target. Every test runs with a packet
+//! limit and with a byte limit (validation.md: every AQM test runs in both modes).
+//!
+//! Release only: about 2 s of wall time on a 2-core machine; a debug build skips the runs.
+
+use aqmlab_core::scenario::load;
+use aqmlab_core::sim::{QueueSummary, RunResults};
+
+const BOTTLENECK: &str = "r->dst";
+const LIMITS: [&str; 2] = ["limit_pkts = 2000", "limit_bytes = \"2000000B\""];
+
+fn skip_in_debug(test: &str) -> bool {
+    if cfg!(debug_assertions) {
+        eprintln!("SKIPPED {test}: sized for release builds (cargo test --release)");
+        return true;
+    }
+    false
+}
+
+/// One flow of the dumbbell: its access-link delay (ms) and its traffic table body.
+struct Flow {
+    access_ms: u64,
+    body: String,
+}
+
+fn tcp(access_ms: u64) -> Flow {
+    Flow {
+        access_ms,
+        body: "type = \"tcp\"\nvariant = \"newreno\"\npacket_size = 1000\n".into(),
+    }
+}
+
+fn dumbbell(limit: &str, aqm: &str, flows: &[Flow], duration_s: u64, warmup_s: u64) -> String {
+    let mut s = format!(
+        r#"
+schema_version = 1
+[simulation]
+duration = "{duration_s}s"
+warmup = "{warmup_s}s"
+seed = 3
+[[nodes]]
+name = "r"
+type = "router"
+[[nodes]]
+name = "dst"
+type = "host"
+[[links]]
+a = "r"
+b = "dst"
+bandwidth = "10Mbps"
+delay = "10ms"
+queue = {{ {limit}, aqm = {aqm} }}
+reverse_queue = {{ limit_pkts = 100000 }}
+"#
+    );
+    for (i, f) in flows.iter().enumerate() {
+        s += &format!(
+            "[[nodes]]\nname = \"s{i}\"\ntype = \"host\"\n\
+             [[links]]\na = \"s{i}\"\nb = \"r\"\nbandwidth = \"1Gbps\"\ndelay = \"{}ms\"\n\
+             queue = {{ limit_pkts = 100000 }}\n\
+             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"dst\"\nstart = \"{}ms\"\n{}",
+            f.access_ms,
+            i * 100,
+            f.body
+        );
+    }
+    s
+}
+
+fn run(text: &str) -> RunResults {
+    let sc = load(text).expect("valid scenario");
+    aqmlab_core::run(&sc).expect("run succeeds")
+}
+
+fn bottleneck(r: &RunResults) -> &QueueSummary {
+    r.queues.iter().find(|q| q.name == BOTTLENECK).unwrap()
+}
+
+/// Five TCP flows with base RTTs from 24 to 64 ms.
+fn five_tcp() -> Vec<Flow> {
+    [2, 7, 12, 17, 22].into_iter().map(tcp).collect()
+}
+
+#[test]
+fn droptail_sits_near_its_buffer_where_codel_holds_the_sojourn_near_target() {
+    if skip_in_debug("codel") {
+        return;
+    }
+    for limit in LIMITS {
+        let dt = run(&dumbbell(
+            limit,
+            "{ type = \"droptail\" }",
+            &five_tcp(),
+            40,
+            10,
+        ));
+        let dt = bottleneck(&dt);
+        let cd = run(&dumbbell(
+            limit,
+            "{ type = \"codel\" }",
+            &five_tcp(),
+            40,
+            10,
+        ));
+        let cd = bottleneck(&cd);
+        eprintln!(
+            "{limit}: droptail mean sojourn {:.4} s, codel {:.4} s (p99 {:.4}), utilisation {:.4}, dequeue drops {}",
+            dt.mean_sojourn_s, cd.mean_sojourn_s, cd.p99_sojourn_s, cd.utilization, cd.dropped[3]
+        );
+        // DropTail: a standing queue of a large part of the 1.6 s buffer.
+        assert!(dt.mean_sojourn_s > 0.5, "{limit}: {}", dt.mean_sojourn_s);
+        // CoDel: mean sojourn within [0.5, 3] × target (5 ms), link still busy.
+        assert!(
+            (0.0025..0.015).contains(&cd.mean_sojourn_s),
+            "{limit}: codel mean sojourn {}",
+            cd.mean_sojourn_s
+        );
+        assert!(cd.utilization > 0.9, "{limit}: {}", cd.utilization);
+        assert!(cd.dropped[3] > 0 && cd.dropped[0] == 0);
+    }
+}
+
+#[test]
+fn pie_holds_the_mean_sojourn_near_its_target_with_either_delay_estimator() {
+    if skip_in_debug("pie") {
+        return;
+    }
+    for limit in LIMITS {
+        for aqm in [
+            "{ type = \"pie\" }",
+            "{ type = \"pie\", dq_rate_estimator = true }",
+        ] {
+            let r = run(&dumbbell(limit, aqm, &five_tcp(), 40, 10));
+            let q = bottleneck(&r);
+            let p = r
+                .timeseries
+                .series
+                .iter()
+                .find(|s| s.queue == BOTTLENECK && s.metric == "p")
+                .unwrap();
+            let p_mean = p.values.iter().sum::<f64>() / p.values.len() as f64;
+            eprintln!(
+                "{limit} {aqm}: mean sojourn {:.4} s (p99 {:.4}), utilisation {:.4}, early drops {}, overflow {}, mean p {:.4}",
+                q.mean_sojourn_s, q.p99_sojourn_s, q.utilization, q.dropped[1], q.dropped[0], p_mean
+            );
+            // Target 15 ms: mean sojourn within [0.5, 2] × target, link busy, no overflow.
+            assert!(
+                (0.0075..0.030).contains(&q.mean_sojourn_s),
+                "{limit} {aqm}: mean sojourn {}",
+                q.mean_sojourn_s
+            );
+            assert!(q.utilization > 0.9, "{limit} {aqm}: {}", q.utilization);
+            assert!(q.dropped[1] > 0 && q.dropped[0] == 0);
+        }
+    }
+}

@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.deps-$(shell cksum requirements-dev.txt | cut -d' ' -f1)
-OUT    ?= results/example
+OUT    ?= results/reproduce
 
 .PHONY: all run test test-rust test-python test-slow bench lint fmt develop clean
 
@@ -26,9 +26,9 @@ develop: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH \
 		$(BIN)/maturin develop --release --quiet
 
-# The main job: the built-in example network, results and a plot in $(OUT).
+# The main job: every paper reproduction at quick size (REM, PSAND, ...), reports in $(OUT).
 run: develop
-	$(BIN)/aqmlab run scenarios/example.toml --out $(OUT)
+	$(BIN)/aqmlab reproduce --out $(OUT)
 
 # Every test: Rust (release: the statistical validation cases need the speed) and Python.
 test: test-rust test-python

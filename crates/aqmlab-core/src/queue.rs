@@ -17,8 +17,20 @@
 //!    even if the AQM wanted to mark it (RFC 3168 §7), and the AQM is told (`on_overflow`).
 //! 4. Otherwise a `Mark` sets CE on an ECT packet (a CE packet passes unchanged), and the
 //!    packet is enqueued.
+//!
+//! # Buffers
+//!
+//! The buffer is one FIFO, or the per-flow sub-queues of a flow scheduler (FQ-CoDel,
+//! `crate::aqm::fq_codel`), which choose the departing packet and decide on it with their
+//! own per-flow CoDel; the port's `aqm` is then DropTail. A flow-queue buffer never
+//! refuses an arrival: it enqueues it, and if the buffer is then over its limit it drops
+//! from the head of its fattest flow until it fits (RFC 8290 §4.1). Those packets were
+//! enqueued, so they count as overflow drops *after* enqueue, and the caller frees them from
+//! `evicted`. Occupancy peaks are recorded after those drops: no event can observe the
+//! transient.
 
-use crate::aqm::{AnyAqm, Aqm, QueueView, Reason, Verdict, NUM_REASONS};
+use crate::aqm::fq_codel::{FqCodel, FQ_CODEL_METRICS};
+use crate::aqm::{AnyAqm, Aqm, DropTail, QueueView, Reason, Verdict, NUM_REASONS};
 use crate::packet::{Ecn, PacketArena};
 use crate::record::{LogHistogram, TimeWeighted};
 use crate::rng::Rng;
@@ -75,8 +87,18 @@ impl QueueCounters {
     }
 }
 
+/// Where the waiting packets are: the enum keeps the FIFO path a predictable branch.
+enum Buffer {
+    Fifo(VecDeque<u32>),
+    Flows(Box<FqCodel>),
+}
+
 pub struct OutputQueue {
-    buf: VecDeque<u32>,
+    buf: Buffer,
+    /// Packets dropped from inside a flow-queue buffer by an arrival, for the caller to free.
+    pub evicted: Vec<u32>,
+    /// Waiting packets, kept beside the buffer so that reading it needs no dispatch.
+    len_pkts: u32,
     len_bytes: u64,
     pub limit: Limit,
     pub link_bps: u64,
@@ -103,8 +125,20 @@ pub enum Admission {
 
 impl OutputQueue {
     pub fn new(limit: Limit, link_bps: u64, aqm: AnyAqm, rng: Rng) -> Self {
+        Self::with_buffer(Buffer::Fifo(VecDeque::new()), limit, link_bps, aqm, rng)
+    }
+
+    /// A port whose buffer is FQ-CoDel's per-flow sub-queues.
+    pub fn with_flows(limit: Limit, link_bps: u64, fq: FqCodel, rng: Rng) -> Self {
+        let aqm = AnyAqm::DropTail(DropTail);
+        Self::with_buffer(Buffer::Flows(Box::new(fq)), limit, link_bps, aqm, rng)
+    }
+
+    fn with_buffer(buf: Buffer, limit: Limit, link_bps: u64, aqm: AnyAqm, rng: Rng) -> Self {
         OutputQueue {
-            buf: VecDeque::new(),
+            buf,
+            evicted: Vec::new(),
+            len_pkts: 0,
             len_bytes: 0,
             limit,
             link_bps,
@@ -122,7 +156,7 @@ impl OutputQueue {
 
     #[inline]
     pub fn len_pkts(&self) -> u32 {
-        self.buf.len() as u32
+        self.len_pkts
     }
     #[inline]
     pub fn len_bytes(&self) -> u64 {
@@ -130,13 +164,45 @@ impl OutputQueue {
     }
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.len_pkts() == 0
+    }
+
+    /// The flow scheduler, if the buffer is one.
+    pub fn flows(&self) -> Option<&FqCodel> {
+        match &self.buf {
+            Buffer::Fifo(_) => None,
+            Buffer::Flows(f) => Some(f),
+        }
+    }
+
+    /// The scenario `type` of this port's queue discipline, for result tables.
+    pub fn kind(&self) -> &'static str {
+        match &self.buf {
+            Buffer::Fifo(_) => self.aqm.kind(),
+            Buffer::Flows(_) => "fq_codel",
+        }
+    }
+
+    /// Names of the values `metrics` writes, in order.
+    pub fn metric_names(&self) -> &'static [&'static str] {
+        match &self.buf {
+            Buffer::Fifo(_) => self.aqm.metric_names(),
+            Buffer::Flows(_) => FQ_CODEL_METRICS,
+        }
+    }
+
+    /// Writes the internal state of the AQM or flow scheduler.
+    pub fn metrics(&self, now: Time, out: &mut [f64]) {
+        match &self.buf {
+            Buffer::Fifo(_) => self.aqm.metrics(&self.view(), now, out),
+            Buffer::Flows(f) => f.metrics(out),
+        }
     }
 
     #[inline]
     pub fn view(&self) -> QueueView {
         QueueView {
-            len_pkts: self.buf.len() as u32,
+            len_pkts: self.len_pkts(),
             len_bytes: self.len_bytes,
             limit: self.limit,
             link_bps: self.link_bps,
@@ -146,8 +212,15 @@ impl OutputQueue {
     #[inline]
     fn has_room(&self, size: u32) -> bool {
         match self.limit {
-            Limit::Packets(l) => (self.buf.len() as u64) < l as u64,
+            Limit::Packets(l) => (self.len_pkts() as u64) < l as u64,
             Limit::Bytes(l) => self.len_bytes + size as u64 <= l,
+        }
+    }
+
+    fn over_limit(&self) -> bool {
+        match self.limit {
+            Limit::Packets(l) => self.len_pkts() as u64 > l as u64,
+            Limit::Bytes(l) => self.len_bytes > l,
         }
     }
 
@@ -158,6 +231,9 @@ impl OutputQueue {
         let size = pkts.get(idx).size;
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += size as u64;
+        if let Buffer::Flows(_) = self.buf {
+            return self.arrive_flows(idx, size, pkts, now);
+        }
         let view = self.view();
         let verdict = self
             .aqm
@@ -182,13 +258,67 @@ impl OutputQueue {
             self.counters.ect_enqueued += 1;
         }
         p.enqueued = now;
-        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
-        self.buf.push_back(idx);
+        self.level.touch(now, self.len_pkts, self.len_bytes);
+        if let Buffer::Fifo(b) = &mut self.buf {
+            b.push_back(idx);
+        }
+        self.len_pkts += 1;
         self.len_bytes += size as u64;
-        self.peak_pkts = self.peak_pkts.max(self.buf.len() as u32);
+        self.peak_pkts = self.peak_pkts.max(self.len_pkts);
         self.peak_bytes = self.peak_bytes.max(self.len_bytes);
         self.counters.enqueued += 1;
         Admission::Enqueued
+    }
+
+    /// Arrival at a flow-queue buffer: no arrival AQM (FQ-CoDel's CoDels act at dequeue);
+    /// always enqueued, then the fattest flow pays for any excess (see the module doc).
+    #[inline(never)]
+    fn arrive_flows(
+        &mut self,
+        idx: u32,
+        size: u32,
+        pkts: &mut PacketArena,
+        now: Time,
+    ) -> Admission {
+        let full = !self.has_room(size);
+        let p = pkts.get_mut(idx);
+        if p.ecn.is_ect() {
+            self.counters.ect_enqueued += 1;
+        }
+        p.enqueued = now;
+        self.level.touch(now, self.len_pkts, self.len_bytes);
+        if let Buffer::Flows(f) = &mut self.buf {
+            f.push(idx, pkts.get(idx));
+        }
+        self.len_pkts += 1;
+        self.len_bytes += size as u64;
+        self.counters.enqueued += 1;
+        if full {
+            self.evict(pkts);
+        }
+        self.peak_pkts = self.peak_pkts.max(self.len_pkts);
+        self.peak_bytes = self.peak_bytes.max(self.len_bytes);
+        Admission::Enqueued
+    }
+
+    /// Drops from the fattest flow of a flow-queue buffer until it is within its limit.
+    #[cold]
+    fn evict(&mut self, pkts: &PacketArena) {
+        let Buffer::Flows(f) = &mut self.buf else {
+            unreachable!("only a flow-queue buffer enqueues beyond its limit")
+        };
+        while match self.limit {
+            Limit::Packets(l) => f.len_pkts() as u64 > l as u64,
+            Limit::Bytes(l) => self.len_bytes > l,
+        } {
+            let from = self.evicted.len();
+            self.len_bytes -= f.drop_from_fattest(pkts, &mut self.evicted);
+            self.len_pkts = f.len_pkts();
+            let n = (self.evicted.len() - from) as u64;
+            self.counters.dropped[Reason::Overflow as usize] += n;
+            self.counters.dropped_after_enqueue += n;
+        }
+        debug_assert!(!self.over_limit());
     }
 
     #[inline]
@@ -206,15 +336,31 @@ impl OutputQueue {
         now: Time,
         dropped: &mut Vec<u32>,
     ) -> Option<u32> {
-        while let Some(idx) = self.buf.pop_front() {
+        loop {
+            let (idx, verdict) = match &mut self.buf {
+                Buffer::Fifo(b) => {
+                    let idx = b.pop_front()?;
+                    self.level.touch(now, self.len_pkts, self.len_bytes);
+                    self.len_pkts -= 1;
+                    self.len_bytes -= pkts.get(idx).size as u64;
+                    let view = self.view();
+                    let v = self
+                        .aqm
+                        .on_departure(&view, pkts.get(idx), now, &mut self.rng);
+                    (idx, v)
+                }
+                Buffer::Flows(f) => {
+                    self.level.touch(now, self.len_pkts, self.len_bytes);
+                    let (idx, v) = f.next(pkts, now)?;
+                    self.len_pkts -= 1;
+                    self.len_bytes -= pkts.get(idx).size as u64;
+                    debug_assert!(
+                        !matches!(v, Verdict::Mark(_)) || pkts.get(idx).ecn != Ecn::NotEct
+                    );
+                    (idx, v)
+                }
+            };
             let size = pkts.get(idx).size;
-            self.level
-                .touch(now, self.buf.len() as u32 + 1, self.len_bytes);
-            self.len_bytes -= size as u64;
-            let view = self.view();
-            let verdict = self
-                .aqm
-                .on_departure(&view, pkts.get(idx), now, &mut self.rng);
             let p = pkts.get_mut(idx);
             match verdict {
                 Verdict::Drop(r) => {
@@ -240,12 +386,11 @@ impl OutputQueue {
             self.sojourn.record(now - p.enqueued);
             return Some(idx);
         }
-        None
     }
 
     /// Restarts every measurement at the end of the warm-up.
     pub fn restart_measurement(&mut self, now: Time) {
-        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
+        self.level.touch(now, self.len_pkts(), self.len_bytes);
         self.level.restart(now);
         self.sojourn = LogHistogram::default();
         self.at_warmup = self.counters;
@@ -253,12 +398,15 @@ impl OutputQueue {
 
     /// Closes the time integrals at the end of the run.
     pub fn finish(&mut self, now: Time) {
-        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
+        self.level.touch(now, self.len_pkts(), self.len_bytes);
     }
 
     /// Packet indices still waiting (for conservation checks).
-    pub fn waiting(&self) -> impl Iterator<Item = &u32> {
-        self.buf.iter()
+    pub fn waiting(&self) -> Box<dyn Iterator<Item = &u32> + '_> {
+        match &self.buf {
+            Buffer::Fifo(b) => Box::new(b.iter()),
+            Buffer::Flows(f) => Box::new(f.waiting()),
+        }
     }
 
     /// The conservation identities of ns-3's QueueDisc, on the run's totals. Differences are
@@ -282,13 +430,17 @@ impl OutputQueue {
             ));
         }
         let backlog = c.enqueued.checked_sub(c.dequeued + c.dropped_after_enqueue);
-        if backlog != Some(self.buf.len() as u64) {
+        let waiting = self.waiting().count() as u64;
+        if backlog != Some(waiting) {
             return Err(format!(
                 "enqueued {} - dequeued {} - dropped after enqueue {} != buffer length {}",
-                c.enqueued,
-                c.dequeued,
-                c.dropped_after_enqueue,
-                self.buf.len()
+                c.enqueued, c.dequeued, c.dropped_after_enqueue, waiting
+            ));
+        }
+        if self.len_pkts as u64 != waiting {
+            return Err(format!(
+                "queue length {} != packets in the buffer {waiting}",
+                self.len_pkts
             ));
         }
         if c.total_marked() > c.ect_enqueued {

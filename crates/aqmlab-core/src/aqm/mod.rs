@@ -21,6 +21,7 @@
 pub mod ared;
 pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
 pub mod pie;
 pub mod red;
 

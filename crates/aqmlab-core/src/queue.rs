@@ -87,14 +87,13 @@ impl QueueCounters {
     }
 }
 
-/// Where the waiting packets are: the enum keeps the FIFO path a predictable branch.
-enum Buffer {
-    Fifo(VecDeque<u32>),
-    Flows(Box<FqCodel>),
-}
-
 pub struct OutputQueue {
-    buf: Buffer,
+    /// The waiting packets of a FIFO port.
+    fifo: VecDeque<u32>,
+    /// The sub-queues and scheduler of a flow-queue port (then `fifo` stays empty). Two
+    /// fields rather than an enum: the FIFO path tests one pointer and touches its deque
+    /// directly.
+    flows: Option<Box<FqCodel>>,
     /// Packets dropped from inside a flow-queue buffer by an arrival, for the caller to free.
     pub evicted: Vec<u32>,
     /// Waiting packets, kept beside the buffer so that reading it needs no dispatch.
@@ -125,18 +124,25 @@ pub enum Admission {
 
 impl OutputQueue {
     pub fn new(limit: Limit, link_bps: u64, aqm: AnyAqm, rng: Rng) -> Self {
-        Self::with_buffer(Buffer::Fifo(VecDeque::new()), limit, link_bps, aqm, rng)
+        Self::with_buffer(None, limit, link_bps, aqm, rng)
     }
 
     /// A port whose buffer is FQ-CoDel's per-flow sub-queues.
     pub fn with_flows(limit: Limit, link_bps: u64, fq: FqCodel, rng: Rng) -> Self {
         let aqm = AnyAqm::DropTail(DropTail);
-        Self::with_buffer(Buffer::Flows(Box::new(fq)), limit, link_bps, aqm, rng)
+        Self::with_buffer(Some(Box::new(fq)), limit, link_bps, aqm, rng)
     }
 
-    fn with_buffer(buf: Buffer, limit: Limit, link_bps: u64, aqm: AnyAqm, rng: Rng) -> Self {
+    fn with_buffer(
+        flows: Option<Box<FqCodel>>,
+        limit: Limit,
+        link_bps: u64,
+        aqm: AnyAqm,
+        rng: Rng,
+    ) -> Self {
         OutputQueue {
-            buf,
+            fifo: VecDeque::new(),
+            flows,
             evicted: Vec::new(),
             len_pkts: 0,
             len_bytes: 0,
@@ -169,33 +175,30 @@ impl OutputQueue {
 
     /// The flow scheduler, if the buffer is one.
     pub fn flows(&self) -> Option<&FqCodel> {
-        match &self.buf {
-            Buffer::Fifo(_) => None,
-            Buffer::Flows(f) => Some(f),
-        }
+        self.flows.as_deref()
     }
 
     /// The scenario `type` of this port's queue discipline, for result tables.
     pub fn kind(&self) -> &'static str {
-        match &self.buf {
-            Buffer::Fifo(_) => self.aqm.kind(),
-            Buffer::Flows(_) => "fq_codel",
+        match &self.flows {
+            None => self.aqm.kind(),
+            Some(_) => "fq_codel",
         }
     }
 
     /// Names of the values `metrics` writes, in order.
     pub fn metric_names(&self) -> &'static [&'static str] {
-        match &self.buf {
-            Buffer::Fifo(_) => self.aqm.metric_names(),
-            Buffer::Flows(_) => FQ_CODEL_METRICS,
+        match &self.flows {
+            None => self.aqm.metric_names(),
+            Some(_) => FQ_CODEL_METRICS,
         }
     }
 
     /// Writes the internal state of the AQM or flow scheduler.
     pub fn metrics(&self, now: Time, out: &mut [f64]) {
-        match &self.buf {
-            Buffer::Fifo(_) => self.aqm.metrics(&self.view(), now, out),
-            Buffer::Flows(f) => f.metrics(out),
+        match &self.flows {
+            None => self.aqm.metrics(&self.view(), now, out),
+            Some(f) => f.metrics(out),
         }
     }
 
@@ -231,7 +234,7 @@ impl OutputQueue {
         let size = pkts.get(idx).size;
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += size as u64;
-        if let Buffer::Flows(_) = self.buf {
+        if self.flows.is_some() {
             return self.arrive_flows(idx, size, pkts, now);
         }
         let view = self.view();
@@ -259,9 +262,7 @@ impl OutputQueue {
         }
         p.enqueued = now;
         self.level.touch(now, self.len_pkts, self.len_bytes);
-        if let Buffer::Fifo(b) = &mut self.buf {
-            b.push_back(idx);
-        }
+        self.fifo.push_back(idx);
         self.len_pkts += 1;
         self.len_bytes += size as u64;
         self.peak_pkts = self.peak_pkts.max(self.len_pkts);
@@ -287,7 +288,7 @@ impl OutputQueue {
         }
         p.enqueued = now;
         self.level.touch(now, self.len_pkts, self.len_bytes);
-        if let Buffer::Flows(f) = &mut self.buf {
+        if let Some(f) = self.flows.as_mut() {
             f.push(idx, pkts.get(idx));
         }
         self.len_pkts += 1;
@@ -304,7 +305,7 @@ impl OutputQueue {
     /// Drops from the fattest flow of a flow-queue buffer until it is within its limit.
     #[cold]
     fn evict(&mut self, pkts: &PacketArena) {
-        let Buffer::Flows(f) = &mut self.buf else {
+        let Some(f) = self.flows.as_mut() else {
             unreachable!("only a flow-queue buffer enqueues beyond its limit")
         };
         while match self.limit {
@@ -336,56 +337,87 @@ impl OutputQueue {
         now: Time,
         dropped: &mut Vec<u32>,
     ) -> Option<u32> {
-        loop {
-            let (idx, verdict) = match &mut self.buf {
-                Buffer::Fifo(b) => {
-                    let idx = b.pop_front()?;
-                    self.level.touch(now, self.len_pkts, self.len_bytes);
-                    self.len_pkts -= 1;
-                    self.len_bytes -= pkts.get(idx).size as u64;
-                    let view = self.view();
-                    let v = self
-                        .aqm
-                        .on_departure(&view, pkts.get(idx), now, &mut self.rng);
-                    (idx, v)
-                }
-                Buffer::Flows(f) => {
-                    self.level.touch(now, self.len_pkts, self.len_bytes);
-                    let (idx, v) = f.next(pkts, now)?;
-                    self.len_pkts -= 1;
-                    self.len_bytes -= pkts.get(idx).size as u64;
-                    debug_assert!(
-                        !matches!(v, Verdict::Mark(_)) || pkts.get(idx).ecn != Ecn::NotEct
-                    );
-                    (idx, v)
-                }
-            };
-            let size = pkts.get(idx).size;
-            let p = pkts.get_mut(idx);
-            match verdict {
-                Verdict::Drop(r) => {
-                    self.counters.dropped[r as usize] += 1;
-                    self.counters.dropped_after_enqueue += 1;
-                    dropped.push(idx);
-                    continue;
-                }
-                Verdict::Mark(r) if p.ecn == Ecn::NotEct => {
-                    self.counters.dropped[r as usize] += 1;
-                    self.counters.dropped_after_enqueue += 1;
-                    dropped.push(idx);
-                    continue;
-                }
-                Verdict::Mark(r) if p.ecn.is_ect() => {
-                    p.ecn = Ecn::Ce;
-                    self.counters.marked[r as usize] += 1;
-                }
-                Verdict::Mark(_) | Verdict::Pass => {}
-            }
-            self.counters.dequeued += 1;
-            self.counters.dequeued_bytes += size as u64;
-            self.sojourn.record(now - p.enqueued);
-            return Some(idx);
+        if self.flows.is_some() {
+            return self.dequeue_flows(pkts, now, dropped);
         }
+        loop {
+            let idx = self.fifo.pop_front()?;
+            let size = pkts.get(idx).size;
+            self.level.touch(now, self.len_pkts, self.len_bytes);
+            self.len_pkts -= 1;
+            self.len_bytes -= size as u64;
+            let view = self.view();
+            let verdict = self
+                .aqm
+                .on_departure(&view, pkts.get(idx), now, &mut self.rng);
+            if self.settle(idx, size, verdict, pkts, now, dropped) {
+                return Some(idx);
+            }
+        }
+    }
+
+    /// Departure from a flow-queue buffer: the scheduler picks the packet and its CoDel
+    /// decides on it.
+    #[inline(never)]
+    fn dequeue_flows(
+        &mut self,
+        pkts: &mut PacketArena,
+        now: Time,
+        dropped: &mut Vec<u32>,
+    ) -> Option<u32> {
+        loop {
+            let Some(f) = self.flows.as_mut() else {
+                unreachable!("called for flow queues")
+            };
+            self.level.touch(now, self.len_pkts, self.len_bytes);
+            let (idx, verdict) = f.next(pkts, now)?;
+            let size = pkts.get(idx).size;
+            self.len_pkts -= 1;
+            self.len_bytes -= size as u64;
+            // Its CoDel marks only ECN-capable packets: a mark is never turned into a drop
+            // behind the scheduler's back (its deficit was charged).
+            debug_assert!(!matches!(verdict, Verdict::Mark(_)) || pkts.get(idx).ecn != Ecn::NotEct);
+            if self.settle(idx, size, verdict, pkts, now, dropped) {
+                return Some(idx);
+            }
+        }
+    }
+
+    /// Applies a departure verdict; true if the packet goes to the wire.
+    #[inline(always)]
+    fn settle(
+        &mut self,
+        idx: u32,
+        size: u32,
+        verdict: Verdict,
+        pkts: &mut PacketArena,
+        now: Time,
+        dropped: &mut Vec<u32>,
+    ) -> bool {
+        let p = pkts.get_mut(idx);
+        match verdict {
+            Verdict::Drop(r) => {
+                self.counters.dropped[r as usize] += 1;
+                self.counters.dropped_after_enqueue += 1;
+                dropped.push(idx);
+                return false;
+            }
+            Verdict::Mark(r) if p.ecn == Ecn::NotEct => {
+                self.counters.dropped[r as usize] += 1;
+                self.counters.dropped_after_enqueue += 1;
+                dropped.push(idx);
+                return false;
+            }
+            Verdict::Mark(r) if p.ecn.is_ect() => {
+                p.ecn = Ecn::Ce;
+                self.counters.marked[r as usize] += 1;
+            }
+            Verdict::Mark(_) | Verdict::Pass => {}
+        }
+        self.counters.dequeued += 1;
+        self.counters.dequeued_bytes += size as u64;
+        self.sojourn.record(now - p.enqueued);
+        true
     }
 
     /// Restarts every measurement at the end of the warm-up.
@@ -403,9 +435,9 @@ impl OutputQueue {
 
     /// Packet indices still waiting (for conservation checks).
     pub fn waiting(&self) -> Box<dyn Iterator<Item = &u32> + '_> {
-        match &self.buf {
-            Buffer::Fifo(b) => Box::new(b.iter()),
-            Buffer::Flows(f) => Box::new(f.waiting()),
+        match &self.flows {
+            None => Box::new(self.fifo.iter()),
+            Some(f) => Box::new(f.waiting()),
         }
     }
 

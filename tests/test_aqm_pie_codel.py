@@ -47,6 +47,20 @@ CASES = [
         ),
         ["p"],
     ),
+    (sc.fq_codel(), ["active_flows", "new_flows", "old_flows"]),
+    (
+        sc.fq_codel(
+            flows=64,
+            quantum=300,
+            drop_batch=8,
+            target="10ms",
+            interval="200ms",
+            mtu=1500,
+            ecn=False,
+            ce_threshold="20ms",
+        ),
+        ["active_flows"],
+    ),
 ]
 
 
@@ -78,3 +92,14 @@ def test_invalid_parameters_name_their_field():
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.validate(dumbbell(sc.pie(dq_threshold=1000), limit_pkts=100))
     assert e.value.path == "links[0].queue.aqm.dq_threshold"
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.validate(dumbbell(sc.fq_codel(flows=0), limit_pkts=100))
+    assert e.value.path == "links[0].queue.aqm.flows"
+
+
+def test_fq_codel_reports_its_flows_and_drops_after_enqueue():
+    r = aqmlab.run(dumbbell(sc.fq_codel(), limit_pkts=20))
+    ts = r.timeseries[r.timeseries["queue"] == "r->dst"]
+    # Two TCP flows share the port: at most two sub-queues hold packets.
+    assert ts["active_flows"].max() == 2
+    assert (ts["new_flows"] + ts["old_flows"] >= ts["active_flows"]).all()

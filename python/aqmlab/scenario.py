@@ -235,6 +235,14 @@ def pie(**params: Any) -> dict[str, Any]:
     return _opt({"type": "pie"}, **params)
 
 
+def fq_codel(**params: Any) -> dict[str, Any]:
+    """FQ-CoDel (docs/aqm/fq_codel.md, RFC 8290): fields ``flows`` (1024), ``quantum``
+    (1514 bytes), ``drop_batch`` (64), and each flow's CoDel ``target`` ("5ms"),
+    ``interval`` ("100ms"), ``mtu`` (1514), ``ecn`` (True, as Linux), ``ce_threshold``.
+    The queue's ``limit_pkts``/``limit_bytes`` is shared by all flows."""
+    return _opt({"type": "fq_codel"}, **params)
+
+
 def queue(
     *,
     limit_pkts: int | None = None,
@@ -636,6 +644,7 @@ __all__ = [
     "droptail",
     "example",
     "feng_red",
+    "fq_codel",
     "gilbert_elliott",
     "host",
     "link",

@@ -17,8 +17,20 @@
 //!    even if the AQM wanted to mark it (RFC 3168 §7), and the AQM is told (`on_overflow`).
 //! 4. Otherwise a `Mark` sets CE on an ECT packet (a CE packet passes unchanged), and the
 //!    packet is enqueued.
+//!
+//! # Buffers
+//!
+//! The buffer is one FIFO, or the per-flow sub-queues of a flow scheduler (FQ-CoDel,
+//! `crate::aqm::fq_codel`), which choose the departing packet and decide on it with their
+//! own per-flow CoDel; the port's `aqm` is then DropTail. A flow-queue buffer never
+//! refuses an arrival: it enqueues it, and if the buffer is then over its limit it drops
+//! from the head of its fattest flow until it fits (RFC 8290 §4.1). Those packets were
+//! enqueued, so they count as overflow drops *after* enqueue, and the caller frees them from
+//! `evicted`. Occupancy peaks are recorded after those drops: no event can observe the
+//! transient.
 
-use crate::aqm::{AnyAqm, Aqm, QueueView, Reason, Verdict, NUM_REASONS};
+use crate::aqm::fq_codel::{FqCodel, FQ_CODEL_METRICS};
+use crate::aqm::{AnyAqm, Aqm, DropTail, QueueView, Reason, Verdict, NUM_REASONS};
 use crate::packet::{Ecn, PacketArena};
 use crate::record::{LogHistogram, TimeWeighted};
 use crate::rng::Rng;
@@ -76,7 +88,16 @@ impl QueueCounters {
 }
 
 pub struct OutputQueue {
-    buf: VecDeque<u32>,
+    /// The waiting packets of a FIFO port.
+    fifo: VecDeque<u32>,
+    /// The sub-queues and scheduler of a flow-queue port (then `fifo` stays empty). Two
+    /// fields rather than an enum: the FIFO path tests one pointer and touches its deque
+    /// directly.
+    flows: Option<Box<FqCodel>>,
+    /// Packets dropped from inside a flow-queue buffer by an arrival, for the caller to free.
+    pub evicted: Vec<u32>,
+    /// Waiting packets, kept beside the buffer so that reading it needs no dispatch.
+    len_pkts: u32,
     len_bytes: u64,
     pub limit: Limit,
     pub link_bps: u64,
@@ -106,8 +127,27 @@ pub enum Admission {
 
 impl OutputQueue {
     pub fn new(limit: Limit, link_bps: u64, aqm: AnyAqm, rng: Rng) -> Self {
+        Self::with_buffer(None, limit, link_bps, aqm, rng)
+    }
+
+    /// A port whose buffer is FQ-CoDel's per-flow sub-queues.
+    pub fn with_flows(limit: Limit, link_bps: u64, fq: FqCodel, rng: Rng) -> Self {
+        let aqm = AnyAqm::DropTail(DropTail);
+        Self::with_buffer(Some(Box::new(fq)), limit, link_bps, aqm, rng)
+    }
+
+    fn with_buffer(
+        flows: Option<Box<FqCodel>>,
+        limit: Limit,
+        link_bps: u64,
+        aqm: AnyAqm,
+        rng: Rng,
+    ) -> Self {
         OutputQueue {
-            buf: VecDeque::new(),
+            fifo: VecDeque::new(),
+            flows,
+            evicted: Vec::new(),
+            len_pkts: 0,
             len_bytes: 0,
             limit,
             link_bps,
@@ -126,7 +166,7 @@ impl OutputQueue {
 
     #[inline]
     pub fn len_pkts(&self) -> u32 {
-        self.buf.len() as u32
+        self.len_pkts
     }
     #[inline]
     pub fn len_bytes(&self) -> u64 {
@@ -134,13 +174,42 @@ impl OutputQueue {
     }
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.len_pkts() == 0
+    }
+
+    /// The flow scheduler, if the buffer is one.
+    pub fn flows(&self) -> Option<&FqCodel> {
+        self.flows.as_deref()
+    }
+
+    /// The scenario `type` of this port's queue discipline, for result tables.
+    pub fn kind(&self) -> &'static str {
+        match &self.flows {
+            None => self.aqm.kind(),
+            Some(_) => "fq_codel",
+        }
+    }
+
+    /// Names of the values `metrics` writes, in order.
+    pub fn metric_names(&self) -> &'static [&'static str] {
+        match &self.flows {
+            None => self.aqm.metric_names(),
+            Some(_) => FQ_CODEL_METRICS,
+        }
+    }
+
+    /// Writes the internal state of the AQM or flow scheduler.
+    pub fn metrics(&self, now: Time, out: &mut [f64]) {
+        match &self.flows {
+            None => self.aqm.metrics(&self.view(), now, out),
+            Some(f) => f.metrics(out),
+        }
     }
 
     #[inline]
     pub fn view(&self) -> QueueView {
         QueueView {
-            len_pkts: self.buf.len() as u32,
+            len_pkts: self.len_pkts(),
             len_bytes: self.len_bytes,
             limit: self.limit,
             link_bps: self.link_bps,
@@ -150,8 +219,15 @@ impl OutputQueue {
     #[inline]
     fn has_room(&self, size: u32) -> bool {
         match self.limit {
-            Limit::Packets(l) => (self.buf.len() as u64) < l as u64,
+            Limit::Packets(l) => (self.len_pkts() as u64) < l as u64,
             Limit::Bytes(l) => self.len_bytes + size as u64 <= l,
+        }
+    }
+
+    fn over_limit(&self) -> bool {
+        match self.limit {
+            Limit::Packets(l) => self.len_pkts() as u64 > l as u64,
+            Limit::Bytes(l) => self.len_bytes > l,
         }
     }
 
@@ -162,6 +238,9 @@ impl OutputQueue {
         let size = pkts.get(idx).size;
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += size as u64;
+        if self.flows.is_some() {
+            return self.arrive_flows(idx, size, pkts, now);
+        }
         let view = self.view();
         let verdict = self
             .aqm
@@ -186,13 +265,65 @@ impl OutputQueue {
             self.counters.ect_enqueued += 1;
         }
         p.enqueued = now;
-        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
-        self.buf.push_back(idx);
+        self.level.touch(now, self.len_pkts, self.len_bytes);
+        self.fifo.push_back(idx);
+        self.len_pkts += 1;
         self.len_bytes += size as u64;
-        self.peak_pkts = self.peak_pkts.max(self.buf.len() as u32);
+        self.peak_pkts = self.peak_pkts.max(self.len_pkts);
         self.peak_bytes = self.peak_bytes.max(self.len_bytes);
         self.counters.enqueued += 1;
         Admission::Enqueued
+    }
+
+    /// Arrival at a flow-queue buffer: no arrival AQM (FQ-CoDel's CoDels act at dequeue);
+    /// always enqueued, then the fattest flow pays for any excess (see the module doc).
+    #[inline(never)]
+    fn arrive_flows(
+        &mut self,
+        idx: u32,
+        size: u32,
+        pkts: &mut PacketArena,
+        now: Time,
+    ) -> Admission {
+        let full = !self.has_room(size);
+        let p = pkts.get_mut(idx);
+        if p.ecn.is_ect() {
+            self.counters.ect_enqueued += 1;
+        }
+        p.enqueued = now;
+        self.level.touch(now, self.len_pkts, self.len_bytes);
+        if let Some(f) = self.flows.as_mut() {
+            f.push(idx, pkts.get(idx));
+        }
+        self.len_pkts += 1;
+        self.len_bytes += size as u64;
+        self.counters.enqueued += 1;
+        if full {
+            self.evict(pkts);
+        }
+        self.peak_pkts = self.peak_pkts.max(self.len_pkts);
+        self.peak_bytes = self.peak_bytes.max(self.len_bytes);
+        Admission::Enqueued
+    }
+
+    /// Drops from the fattest flow of a flow-queue buffer until it is within its limit.
+    #[cold]
+    fn evict(&mut self, pkts: &PacketArena) {
+        let Some(f) = self.flows.as_mut() else {
+            unreachable!("only a flow-queue buffer enqueues beyond its limit")
+        };
+        while match self.limit {
+            Limit::Packets(l) => f.len_pkts() as u64 > l as u64,
+            Limit::Bytes(l) => self.len_bytes > l,
+        } {
+            let from = self.evicted.len();
+            self.len_bytes -= f.drop_from_fattest(pkts, &mut self.evicted);
+            self.len_pkts = f.len_pkts();
+            let n = (self.evicted.len() - from) as u64;
+            self.counters.dropped[Reason::Overflow as usize] += n;
+            self.counters.dropped_after_enqueue += n;
+        }
+        debug_assert!(!self.over_limit());
     }
 
     #[inline]
@@ -210,46 +341,92 @@ impl OutputQueue {
         now: Time,
         dropped: &mut Vec<u32>,
     ) -> Option<u32> {
-        while let Some(idx) = self.buf.pop_front() {
+        if self.flows.is_some() {
+            return self.dequeue_flows(pkts, now, dropped);
+        }
+        loop {
+            let idx = self.fifo.pop_front()?;
             let size = pkts.get(idx).size;
-            self.level
-                .touch(now, self.buf.len() as u32 + 1, self.len_bytes);
+            self.level.touch(now, self.len_pkts, self.len_bytes);
+            self.len_pkts -= 1;
             self.len_bytes -= size as u64;
             let view = self.view();
             let verdict = self
                 .aqm
                 .on_departure(&view, pkts.get(idx), now, &mut self.rng);
-            let p = pkts.get_mut(idx);
-            match verdict {
-                Verdict::Drop(r) => {
-                    self.counters.dropped[r as usize] += 1;
-                    self.counters.dropped_after_enqueue += 1;
-                    dropped.push(idx);
-                    continue;
-                }
-                Verdict::Mark(r) if p.ecn == Ecn::NotEct => {
-                    self.counters.dropped[r as usize] += 1;
-                    self.counters.dropped_after_enqueue += 1;
-                    dropped.push(idx);
-                    continue;
-                }
-                Verdict::Mark(r) if p.ecn.is_ect() => {
-                    p.ecn = Ecn::Ce;
-                    self.counters.marked[r as usize] += 1;
-                }
-                Verdict::Mark(_) | Verdict::Pass => {}
+            if self.settle(idx, size, verdict, pkts, now, dropped) {
+                return Some(idx);
             }
-            self.counters.dequeued += 1;
-            self.counters.dequeued_bytes += size as u64;
-            self.sojourn.record(now - p.enqueued);
-            return Some(idx);
         }
-        None
+    }
+
+    /// Departure from a flow-queue buffer: the scheduler picks the packet and its CoDel
+    /// decides on it.
+    #[inline(never)]
+    fn dequeue_flows(
+        &mut self,
+        pkts: &mut PacketArena,
+        now: Time,
+        dropped: &mut Vec<u32>,
+    ) -> Option<u32> {
+        loop {
+            let Some(f) = self.flows.as_mut() else {
+                unreachable!("called for flow queues")
+            };
+            self.level.touch(now, self.len_pkts, self.len_bytes);
+            let (idx, verdict) = f.next(pkts, now)?;
+            let size = pkts.get(idx).size;
+            self.len_pkts -= 1;
+            self.len_bytes -= size as u64;
+            // Its CoDel marks only ECN-capable packets: a mark is never turned into a drop
+            // behind the scheduler's back (its deficit was charged).
+            debug_assert!(!matches!(verdict, Verdict::Mark(_)) || pkts.get(idx).ecn != Ecn::NotEct);
+            if self.settle(idx, size, verdict, pkts, now, dropped) {
+                return Some(idx);
+            }
+        }
+    }
+
+    /// Applies a departure verdict; true if the packet goes to the wire.
+    #[inline(always)]
+    fn settle(
+        &mut self,
+        idx: u32,
+        size: u32,
+        verdict: Verdict,
+        pkts: &mut PacketArena,
+        now: Time,
+        dropped: &mut Vec<u32>,
+    ) -> bool {
+        let p = pkts.get_mut(idx);
+        match verdict {
+            Verdict::Drop(r) => {
+                self.counters.dropped[r as usize] += 1;
+                self.counters.dropped_after_enqueue += 1;
+                dropped.push(idx);
+                return false;
+            }
+            Verdict::Mark(r) if p.ecn == Ecn::NotEct => {
+                self.counters.dropped[r as usize] += 1;
+                self.counters.dropped_after_enqueue += 1;
+                dropped.push(idx);
+                return false;
+            }
+            Verdict::Mark(r) if p.ecn.is_ect() => {
+                p.ecn = Ecn::Ce;
+                self.counters.marked[r as usize] += 1;
+            }
+            Verdict::Mark(_) | Verdict::Pass => {}
+        }
+        self.counters.dequeued += 1;
+        self.counters.dequeued_bytes += size as u64;
+        self.sojourn.record(now - p.enqueued);
+        true
     }
 
     /// Restarts every measurement at the end of the warm-up.
     pub fn restart_measurement(&mut self, now: Time) {
-        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
+        self.level.touch(now, self.len_pkts(), self.len_bytes);
         self.area_before += self.level.sum_pkts;
         self.level.restart(now);
         self.sojourn = LogHistogram::default();
@@ -259,18 +436,21 @@ impl OutputQueue {
     /// ∫₀^now (packets waiting) dt in packet·seconds: the difference between two samples
     /// over their time gap is the exact time-weighted mean queue in between.
     pub fn area_pkt_s(&self, now: Time) -> f64 {
-        let open = self.buf.len() as u128 * (now - self.level.last) as u128;
+        let open = self.len_pkts() as u128 * (now - self.level.last) as u128;
         (self.area_before + self.level.sum_pkts + open) as f64 / NS_PER_SEC as f64
     }
 
     /// Closes the time integrals at the end of the run.
     pub fn finish(&mut self, now: Time) {
-        self.level.touch(now, self.buf.len() as u32, self.len_bytes);
+        self.level.touch(now, self.len_pkts(), self.len_bytes);
     }
 
     /// Packet indices still waiting (for conservation checks).
-    pub fn waiting(&self) -> impl Iterator<Item = &u32> {
-        self.buf.iter()
+    pub fn waiting(&self) -> Box<dyn Iterator<Item = &u32> + '_> {
+        match &self.flows {
+            None => Box::new(self.fifo.iter()),
+            Some(f) => Box::new(f.waiting()),
+        }
     }
 
     /// The conservation identities of ns-3's QueueDisc, on the run's totals. Differences are
@@ -294,13 +474,17 @@ impl OutputQueue {
             ));
         }
         let backlog = c.enqueued.checked_sub(c.dequeued + c.dropped_after_enqueue);
-        if backlog != Some(self.buf.len() as u64) {
+        let waiting = self.waiting().count() as u64;
+        if backlog != Some(waiting) {
             return Err(format!(
                 "enqueued {} - dequeued {} - dropped after enqueue {} != buffer length {}",
-                c.enqueued,
-                c.dequeued,
-                c.dropped_after_enqueue,
-                self.buf.len()
+                c.enqueued, c.dequeued, c.dropped_after_enqueue, waiting
+            ));
+        }
+        if self.len_pkts as u64 != waiting {
+            return Err(format!(
+                "queue length {} != packets in the buffer {waiting}",
+                self.len_pkts
             ));
         }
         if c.total_marked() > c.ect_enqueued {

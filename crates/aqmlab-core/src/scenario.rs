@@ -164,6 +164,50 @@ pub enum AqmSpec {
     Sfb(SfbSpec),
     Codel(CodelSpec),
     Pie(PieSpec),
+    FqCodel(FqCodelSpec),
+}
+
+/// FQ-CoDel parameters (docs/aqm/fq_codel.md; RFC 8290 and Linux defaults). The queue's
+/// limit is shared by all flows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelSpec {
+    #[serde(default = "default_fq_flows")]
+    pub flows: u32,
+    #[serde(default = "default_mtu")]
+    pub quantum: Bytes,
+    #[serde(default = "default_drop_batch")]
+    pub drop_batch: u32,
+    #[serde(default = "default_codel_target")]
+    pub target: Duration,
+    #[serde(default = "default_codel_interval")]
+    pub interval: Duration,
+    #[serde(default = "default_mtu")]
+    pub mtu: Bytes,
+    #[serde(default = "default_true")]
+    pub ecn: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Duration>,
+}
+
+impl FqCodelSpec {
+    /// The CoDel of each flow: validated and built as CoDel's fields.
+    pub fn codel(&self) -> CodelSpec {
+        CodelSpec {
+            target: self.target,
+            interval: self.interval,
+            mtu: self.mtu,
+            ecn: self.ecn,
+            ce_threshold: self.ce_threshold,
+        }
+    }
+}
+
+fn default_fq_flows() -> u32 {
+    1024
+}
+fn default_drop_batch() -> u32 {
+    64
 }
 
 /// PIE parameters (docs/aqm/pie.md; RFC 8033 and Linux defaults).
@@ -822,7 +866,7 @@ impl<'de> Deserialize<'de> for AqmSpec {
             d,
             &[
                 "droptail", "red", "ared", "rem", "feng_red", "psand", "pi", "blue", "sfb",
-                "codel", "pie",
+                "codel", "pie", "fq_codel",
             ],
         )?;
         match ty.as_str() {
@@ -837,6 +881,7 @@ impl<'de> Deserialize<'de> for AqmSpec {
             "sfb" => inner::<SfbSpec, D::Error>(rest).map(AqmSpec::Sfb),
             "codel" => inner::<CodelSpec, D::Error>(rest).map(AqmSpec::Codel),
             "pie" => inner::<PieSpec, D::Error>(rest).map(AqmSpec::Pie),
+            "fq_codel" => inner::<FqCodelSpec, D::Error>(rest).map(AqmSpec::FqCodel),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -1721,6 +1766,27 @@ impl Validator {
             AqmSpec::Sfb(b) => self.sfb(&format!("{p}.aqm"), b),
             AqmSpec::Codel(c) => self.codel(&format!("{p}.aqm"), c),
             AqmSpec::Pie(c) => self.pie(&format!("{p}.aqm"), c),
+            AqmSpec::FqCodel(c) => {
+                let a = format!("{p}.aqm");
+                if !(1..=65_536).contains(&c.flows) {
+                    self.err(format!("{a}.flows"), c.flows, "must be in [1, 65536]");
+                }
+                if c.quantum.0 == 0 || c.quantum.0 > 1 << 20 {
+                    self.err(
+                        format!("{a}.quantum"),
+                        c.quantum.0,
+                        "must be in [1, 1048576] bytes",
+                    );
+                }
+                if !(1..=65_535).contains(&c.drop_batch) {
+                    self.err(
+                        format!("{a}.drop_batch"),
+                        c.drop_batch,
+                        "must be in [1, 65535] packets",
+                    );
+                }
+                self.codel(&a, &c.codel());
+            }
         }
     }
 

@@ -8,6 +8,7 @@ use crate::aqm::ared::{auto_thresholds, AredConfig};
 use crate::aqm::blue::{BlueConfig, BlueParams, Freeze};
 use crate::aqm::codel::CodelConfig;
 use crate::aqm::feng::FengConfig;
+use crate::aqm::fq_codel::{FqCodel, FqCodelConfig};
 use crate::aqm::pi::PiConfig;
 use crate::aqm::pie::PieConfig;
 use crate::aqm::psand::PsandConfig;
@@ -247,12 +248,23 @@ fn codel_config(c: &CodelSpec) -> CodelConfig {
     }
 }
 
-fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
+fn build_queue(q: &QueueSpec, bps: u64, mut rng: Rng) -> OutputQueue {
     let limit = match (q.limit_pkts, q.limit_bytes) {
         (Some(p), _) => Limit::Packets(p),
         (None, Some(b)) => Limit::Bytes(b.0),
         (None, None) => unreachable!("validated: a queue has a limit"),
     };
+    if let AqmSpec::FqCodel(c) = &q.aqm {
+        let cfg = FqCodelConfig {
+            flows: c.flows,
+            quantum: c.quantum.0 as u32,
+            drop_batch: c.drop_batch,
+            codel: codel_config(&c.codel()),
+        };
+        // The per-run hash salt comes first from the port's own stream.
+        let salt = rng.next_u64();
+        return OutputQueue::with_flows(limit, bps, FqCodel::new(cfg, salt), rng);
+    }
     let aqm = match &q.aqm {
         AqmSpec::Droptail => AnyAqm::DropTail(DropTail),
         AqmSpec::Red(r) => AnyAqm::Red(Red::new(red_config(r), bps)),
@@ -346,6 +358,7 @@ fn build_queue(q: &QueueSpec, bps: u64, rng: Rng) -> OutputQueue {
                 .then(|| c.dq_threshold.map_or(16_384, |b| b.0)),
             derandomize: c.derandomize,
         })),
+        AqmSpec::FqCodel(_) => unreachable!("built above"),
     };
     OutputQueue::new(limit, bps, aqm, rng)
 }
@@ -427,7 +440,7 @@ impl<'a> Simulator<'a> {
             for m in QUEUE_COUNTERS {
                 push(m);
             }
-            for m in ch.queue.aqm.metric_names() {
+            for m in ch.queue.metric_names() {
                 push(m);
             }
         }
@@ -784,8 +797,14 @@ impl<'a> Simulator<'a> {
             ch.queue.aqm.on_idle(ch.busy_until);
             ch.active = false;
         }
-        match ch.queue.arrive(pkt, &mut self.packets, now) {
+        let admission = ch.queue.arrive(pkt, &mut self.packets, now);
+        if !ch.queue.evicted.is_empty() {
+            self.drop_evicted(c);
+        }
+        let ch = &mut self.channels[c];
+        match admission {
             Admission::Dropped(_) => self.drop_packet(pkt),
+            Admission::Enqueued if ch.queue.is_empty() => {}
             Admission::Enqueued => {
                 if idle {
                     self.start_tx(c);
@@ -796,6 +815,16 @@ impl<'a> Simulator<'a> {
                 }
             }
         }
+    }
+
+    /// Frees the packets a flow-queue buffer dropped from inside to admit an arrival.
+    #[cold]
+    fn drop_evicted(&mut self, c: usize) {
+        let mut ev = std::mem::take(&mut self.channels[c].queue.evicted);
+        for d in ev.drain(..) {
+            self.drop_packet(d);
+        }
+        self.channels[c].queue.evicted = ev;
     }
 
     #[inline]
@@ -891,11 +920,11 @@ impl<'a> Simulator<'a> {
                 self.ts.series[base + 2 + k].values.push(v);
             }
             let base = base + 2 + QUEUE_COUNTERS.len();
-            let names = q.aqm.metric_names();
+            let names = q.metric_names();
             if !names.is_empty() {
                 self.metric_buf.clear();
                 self.metric_buf.resize(names.len(), f64::NAN);
-                q.aqm.metrics(&q.view(), now, &mut self.metric_buf);
+                q.metrics(now, &mut self.metric_buf);
                 for (k, v) in self.metric_buf.iter().enumerate() {
                     self.ts.series[base + k].values.push(*v);
                 }
@@ -992,7 +1021,7 @@ impl<'a> Simulator<'a> {
                     link: link_name(s, ch.link as usize),
                     from: s.nodes[ch.from as usize].name.clone(),
                     to: s.nodes[ch.to as usize].name.clone(),
-                    aqm: q.aqm.kind().to_string(),
+                    aqm: q.kind().to_string(),
                     arrivals: c.arrivals,
                     enqueued: c.enqueued,
                     dequeued: c.dequeued,

@@ -66,6 +66,11 @@ const AQMS: &[(&str, &str, &str)] = &[
         r#"{ type = "pie" }"#,
         r#"{ type = "pie", byte_mode = true }"#,
     ),
+    (
+        "fq_codel",
+        r#"{ type = "fq_codel" }"#,
+        r#"{ type = "fq_codel" }"#,
+    ),
 ];
 
 fn scenario(aqm: &str, byte_mode: bool) -> String {

@@ -23,6 +23,7 @@ pub mod blue;
 pub mod codel;
 pub mod droptail;
 pub mod feng;
+pub mod fq_codel;
 pub mod pi;
 pub mod pie;
 pub mod psand;

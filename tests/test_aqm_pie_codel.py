@@ -97,7 +97,7 @@ def test_invalid_parameters_name_their_field():
     assert e.value.path == "links[0].queue.aqm.flows"
 
 
-def test_fq_codel_reports_its_flows_and_drops_after_enqueue():
+def test_fq_codel_reports_its_active_flows():
     r = aqmlab.run(dumbbell(sc.fq_codel(), limit_pkts=20))
     ts = r.timeseries[r.timeseries["queue"] == "r->dst"]
     # Two TCP flows share the port: at most two sub-queues hold packets.

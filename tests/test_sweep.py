@@ -329,10 +329,10 @@ def test_run_time_failure_is_recorded_then_retried_on_resume(tmp_path, monkeypat
     db = tmp_path / "rt.db"
     real = sweep_mod._run_one
 
-    def flaky(text: str, timeseries: bool = False) -> dict:
+    def flaky(text: str, timeseries: bool = False, extra=None) -> dict:
         if tomllib.loads(text)["links"][3]["queue"]["limit_pkts"] == 50:
             raise _core.InternalError("boom")
-        return real(text, timeseries)
+        return real(text, timeseries, extra)
 
     monkeypatch.setattr(sweep_mod, "_run_one", flaky)
     res = aqmlab.sweep(base("1s"), {BUFFER: [20, 50, 80]}, runs=1, workers=1, db=db, progress=False)

@@ -148,6 +148,24 @@ pub struct QueueSpec {
     pub aqm: AqmSpec,
 }
 
+/// The RED a RED variant's spec starts from (ARED, Feng, PSAND share RED's fields).
+macro_rules! red_spec {
+    ($s:expr, $min_th:expr, $max_th:expr) => {
+        RedSpec {
+            min_th: $min_th,
+            max_th: $max_th,
+            max_p: $s.max_p,
+            w_q: $s.w_q,
+            gentle: $s.gentle,
+            count_rule: $s.count_rule,
+            byte_mode: $s.byte_mode,
+            mean_pktsize: $s.mean_pktsize,
+            ecn: $s.ecn,
+            mark_above_max_th: $s.mark_above_max_th,
+        }
+    };
+}
+
 /// The AQM of a queue: a table tagged by `type`.
 #[derive(Clone, Debug, PartialEq, Serialize, Default)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -337,18 +355,7 @@ pub struct FengRedSpec {
 impl FengRedSpec {
     /// The RED this one starts from (validated and built as RED).
     pub fn red(&self) -> RedSpec {
-        RedSpec {
-            min_th: self.min_th,
-            max_th: self.max_th,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            gentle: self.gentle,
-            count_rule: self.count_rule,
-            byte_mode: self.byte_mode,
-            mean_pktsize: self.mean_pktsize,
-            ecn: self.ecn,
-            mark_above_max_th: self.mark_above_max_th,
-        }
+        red_spec!(self, self.min_th, self.max_th)
     }
 }
 
@@ -431,18 +438,7 @@ impl PsandSpec {
 
     /// The RED this PSAND starts from, with the given thresholds.
     pub fn red(&self, min_th: f64, max_th: f64) -> RedSpec {
-        RedSpec {
-            min_th,
-            max_th,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            gentle: self.gentle,
-            count_rule: self.count_rule,
-            byte_mode: self.byte_mode,
-            mean_pktsize: self.mean_pktsize,
-            ecn: self.ecn,
-            mark_above_max_th: self.mark_above_max_th,
-        }
+        red_spec!(self, min_th, max_th)
     }
 }
 
@@ -727,18 +723,7 @@ impl AredSpec {
     /// The RED this ARED starts from, with the given thresholds: ARED is RED plus a
     /// controller of max_p, so the shared fields are validated and built as RED's.
     pub fn red(&self, min_th: f64, max_th: f64) -> RedSpec {
-        RedSpec {
-            min_th,
-            max_th,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            gentle: self.gentle,
-            count_rule: self.count_rule,
-            byte_mode: self.byte_mode,
-            mean_pktsize: self.mean_pktsize,
-            ecn: self.ecn,
-            mark_above_max_th: self.mark_above_max_th,
-        }
+        red_spec!(self, min_th, max_th)
     }
 }
 

@@ -13,9 +13,6 @@
 //! in the paper, so max_p may exceed top or fall below bottom by one step.
 
 use super::red::{Red, RedConfig};
-use super::{Aqm, QueueView, Verdict};
-use crate::packet::Packet;
-use crate::rng::Rng;
 use crate::units::{Time, NS_PER_SEC};
 
 #[derive(Clone, Debug)]
@@ -64,37 +61,15 @@ impl Ared {
     }
 }
 
-impl Aqm for Ared {
-    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
-        self.red.on_arrival(q, pkt, now, rng)
-    }
-    fn on_overflow(&mut self, q: &QueueView, now: Time) {
-        self.red.on_overflow(q, now)
-    }
-    fn on_idle(&mut self, since: Time) {
-        self.red.on_idle(since)
-    }
-    fn first_timer(&self, now: Time) -> Option<Time> {
-        Some(now + self.cfg.interval)
-    }
-    fn on_timer(&mut self, q: &QueueView, now: Time) -> Option<Time> {
-        self.red.decay_idle(q, now);
-        self.adapt();
-        Some(now + self.cfg.interval)
-    }
-    fn metric_names(&self) -> &'static [&'static str] {
-        &["avg", "p_b", "p_a", "count", "max_p"]
-    }
-    fn metrics(&self, q: &QueueView, now: Time, out: &mut [f64]) {
-        self.red.metrics(q, now, &mut out[..4]);
-        out[4] = self.red.max_p();
-    }
-}
+periodic_max_p_controller!(Ared, ["max_p"], |s, out| {
+    out[0] = s.red.max_p();
+});
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::aqm::red::CountRule;
+    use crate::aqm::{Aqm, QueueView};
 
     fn ared(avg: f64, max_p: f64) -> Ared {
         let (min_th, max_th) = auto_thresholds(10_000_000, 1000, 5_000_000);

@@ -18,6 +18,57 @@
 //! packet is passed unchanged (RFC 3168 §5 and §7; it is never dropped for being CE). A full
 //! buffer always drops, even an ECN-capable packet the AQM wanted to mark (RFC 3168 §7).
 
+/// The `Aqm` impl of a RED whose max_p a periodic controller moves (ARED, PSAND): RED's
+/// hooks unchanged; a timer every `cfg.interval` that first decays an idle average, then
+/// calls the controller's `adapt`; RED's metrics followed by the controller's.
+macro_rules! periodic_max_p_controller {
+    ($ty:ty, [$($name:literal),*], |$s:ident, $out:ident| $extra:block) => {
+        impl $crate::aqm::Aqm for $ty {
+            fn on_arrival(
+                &mut self,
+                q: &$crate::aqm::QueueView,
+                pkt: &$crate::packet::Packet,
+                now: $crate::units::Time,
+                rng: &mut $crate::rng::Rng,
+            ) -> $crate::aqm::Verdict {
+                self.red.on_arrival(q, pkt, now, rng)
+            }
+            fn on_overflow(&mut self, q: &$crate::aqm::QueueView, now: $crate::units::Time) {
+                self.red.on_overflow(q, now)
+            }
+            fn on_idle(&mut self, since: $crate::units::Time) {
+                self.red.on_idle(since)
+            }
+            fn first_timer(&self, now: $crate::units::Time) -> Option<$crate::units::Time> {
+                Some(now + self.cfg.interval)
+            }
+            fn on_timer(
+                &mut self,
+                q: &$crate::aqm::QueueView,
+                now: $crate::units::Time,
+            ) -> Option<$crate::units::Time> {
+                self.red.decay_idle(q, now);
+                self.adapt();
+                Some(now + self.cfg.interval)
+            }
+            fn metric_names(&self) -> &'static [&'static str] {
+                &["avg", "p_b", "p_a", "count", $($name),*]
+            }
+            fn metrics(
+                &self,
+                q: &$crate::aqm::QueueView,
+                now: $crate::units::Time,
+                out: &mut [f64],
+            ) {
+                self.red.metrics(q, now, &mut out[..4]);
+                let $s = self;
+                let $out = &mut out[4..];
+                $extra
+            }
+        }
+    };
+}
+
 pub mod ared;
 pub mod blue;
 pub mod codel;

@@ -27,9 +27,6 @@
 //! Composition over `Red`: only its max_p moves.
 
 use super::red::{Red, RedConfig};
-use super::{Aqm, QueueView, Verdict};
-use crate::packet::Packet;
-use crate::rng::Rng;
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -99,39 +96,19 @@ impl Psand {
     }
 }
 
-impl Aqm for Psand {
-    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
-        self.red.on_arrival(q, pkt, now, rng)
-    }
-    fn on_overflow(&mut self, q: &QueueView, now: Time) {
-        self.red.on_overflow(q, now)
-    }
-    fn on_idle(&mut self, since: Time) {
-        self.red.on_idle(since)
-    }
-    fn first_timer(&self, now: Time) -> Option<Time> {
-        Some(now + self.cfg.interval)
-    }
-    fn on_timer(&mut self, q: &QueueView, now: Time) -> Option<Time> {
-        self.red.decay_idle(q, now);
-        self.adapt();
-        Some(now + self.cfg.interval)
-    }
-    fn metric_names(&self) -> &'static [&'static str] {
-        &["avg", "p_b", "p_a", "count", "max_p", "beta"]
-    }
-    fn metrics(&self, q: &QueueView, now: Time, out: &mut [f64]) {
-        self.red.metrics(q, now, &mut out[..4]);
-        out[4] = self.red.max_p();
-        out[5] = self.beta;
-    }
-}
+periodic_max_p_controller!(Psand, ["max_p", "beta"], |s, out| {
+    out[0] = s.red.max_p();
+    out[1] = s.beta;
+});
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::aqm::red::CountRule;
+    use crate::aqm::{Aqm, QueueView, Verdict};
+    use crate::packet::Packet;
     use crate::queue::Limit;
+    use crate::rng::Rng;
     use crate::units::NS_PER_SEC;
 
     const PKT: u32 = 500;

@@ -5,39 +5,13 @@
 //! Release only (`cargo test --release -p aqmlab-core --test aqm_blue_sfb -- --nocapture`
 //! prints every figure): a few seconds on a 2-core machine. A debug build skips the runs.
 
-use aqmlab_core::scenario::load;
+mod common;
+
 use aqmlab_core::sim::{QueueSummary, RunResults};
-use std::thread;
-
-fn skip_in_debug(test: &str) -> bool {
-    if cfg!(debug_assertions) {
-        eprintln!(
-            "SKIPPED {test}: engine runs are sized for release builds; \
-             run `cargo test --release -p aqmlab-core --test aqm_blue_sfb`"
-        );
-        return true;
-    }
-    false
-}
-
-fn run(text: &str) -> RunResults {
-    let sc = load(text).expect("valid scenario");
-    aqmlab_core::run(&sc).expect("run succeeds")
-}
-
-/// Runs each scenario on its own thread, results in order.
-fn run_all(texts: &[String]) -> Vec<RunResults> {
-    thread::scope(|s| {
-        let hs: Vec<_> = texts.iter().map(|t| s.spawn(move || run(t))).collect();
-        hs.into_iter().map(|h| h.join().unwrap()).collect()
-    })
-}
+use common::{run_all, skip_in_debug};
 
 fn bottleneck(r: &RunResults) -> &QueueSummary {
-    r.queues
-        .iter()
-        .find(|q| q.name == "r->dst")
-        .expect("bottleneck queue")
+    common::queue(r, "r->dst")
 }
 
 /// `n` NewReno flows (staggered by 100 ms) from their own hosts through r -> dst at

@@ -6,8 +6,10 @@
 //! the same run up to float rounding, which each test asserts. Seeded, so the numbers are
 //! reproducible; the tolerances are stated with each assertion.
 
-use aqmlab_core::load;
-use aqmlab_core::sim::{RunResults, Series, Simulator};
+mod common;
+
+use aqmlab_core::sim::{RunResults, Series};
+use common::run;
 
 /// `n` NewReno flows s_i → r → dst, the i-th starting at `start(i)` ms; bottleneck r→dst
 /// of `bw` with a `limit`-packet buffer (byte mode: limit × 1000 bytes) and the given AQM
@@ -77,13 +79,6 @@ start = "{}ms"
         );
     }
     s
-}
-
-fn run(text: &str) -> RunResults {
-    let s = load(text).unwrap_or_else(|e| panic!("invalid scenario: {e}\n{text}"));
-    Simulator::new(&s)
-        .run()
-        .unwrap_or_else(|e| panic!("run failed: {e}"))
 }
 
 fn series<'a>(r: &'a RunResults, metric: &str) -> &'a Series {

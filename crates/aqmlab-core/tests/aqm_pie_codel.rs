@@ -9,19 +9,13 @@
 //!
 //! Release only: about 2 s of wall time on a 2-core machine; a debug build skips the runs.
 
-use aqmlab_core::scenario::load;
+mod common;
+
 use aqmlab_core::sim::{QueueSummary, RunResults};
+use common::{run, skip_in_debug};
 
 const BOTTLENECK: &str = "r->dst";
 const LIMITS: [&str; 2] = ["limit_pkts = 2000", "limit_bytes = \"2000000B\""];
-
-fn skip_in_debug(test: &str) -> bool {
-    if cfg!(debug_assertions) {
-        eprintln!("SKIPPED {test}: sized for release builds (cargo test --release)");
-        return true;
-    }
-    false
-}
 
 /// One flow of the dumbbell: its access-link delay (ms) and its traffic table body.
 struct Flow {
@@ -78,11 +72,6 @@ reverse_queue = {{ limit_pkts = 100000 }}
         );
     }
     s
-}
-
-fn run(text: &str) -> RunResults {
-    let sc = load(text).expect("valid scenario");
-    aqmlab_core::run(&sc).expect("run succeeds")
 }
 
 fn bottleneck(r: &RunResults) -> &QueueSummary {

@@ -4,8 +4,9 @@
 //!
 //! Release only: each case is a few seconds of a 20 Mb/s link (about 60 000 packets).
 
-use aqmlab_core::scenario::load;
-use aqmlab_core::sim::RunResults;
+mod common;
+
+use common::{run, skip_in_debug};
 
 fn dumbbell(n: usize, aqm: &str, ecn: bool) -> String {
     let mut s = format!(
@@ -57,25 +58,13 @@ queue = {{ limit_pkts = 10000 }}
     s
 }
 
-fn run(text: &str) -> RunResults {
-    aqmlab_core::run(&load(text).expect("valid scenario")).expect("run succeeds")
-}
-
-fn skip_in_debug() -> bool {
-    if cfg!(debug_assertions) {
-        eprintln!("SKIPPED: REM engine runs are sized for release builds");
-        return true;
-    }
-    false
-}
-
 /// b* = 20 packets: the mean backlog stays within ±40% of it for 20 and for 60 users (after a 40 s warm-up: with γ = 0.001 the price needs tens of seconds to reach its level)
 /// (the queue oscillates around the target; the paper's Fig. 2 shows REM's mean queue
 /// near 20 for 20–160 users), and the link stays ≥ 95% busy. DropTail with the same
 /// buffer sits far above the target and grows with the number of users.
 #[test]
 fn rem_holds_the_backlog_near_b_star_whatever_the_number_of_users() {
-    if skip_in_debug() {
+    if skip_in_debug("rem") {
         return;
     }
     let mut droptail_q = vec![];
@@ -105,7 +94,7 @@ fn rem_holds_the_backlog_near_b_star_whatever_the_number_of_users() {
 /// 0.1% of arrivals after the warm-up, with marks doing the work.
 #[test]
 fn rem_with_ecn_marks_instead_of_overflowing() {
-    if skip_in_debug() {
+    if skip_in_debug("rem") {
         return;
     }
     let r = run(&dumbbell(60, r#"{ type = "rem", ecn = true }"#, true));
@@ -124,7 +113,7 @@ fn rem_with_ecn_marks_instead_of_overflowing() {
 /// Eq. (3) (queue only) also settles near b*.
 #[test]
 fn queue_only_update_also_settles_near_the_target() {
-    if skip_in_debug() {
+    if skip_in_debug("rem") {
         return;
     }
     let r = run(&dumbbell(

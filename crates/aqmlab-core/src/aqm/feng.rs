@@ -94,7 +94,7 @@ impl Aqm for FengRed {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
         let idle = self.red.update_avg(q, now);
         self.adapt();
-        self.red.decide_arrival(pkt, now, idle, rng)
+        self.red.decide_arrival(pkt, idle, rng)
     }
     fn on_overflow(&mut self, q: &QueueView, now: Time) {
         self.red.on_overflow(q, now)

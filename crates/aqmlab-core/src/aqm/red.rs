@@ -252,13 +252,7 @@ impl Red {
     }
 
     /// The decision half of an arrival, after `update_avg` (which returned `idle`).
-    pub fn decide_arrival(
-        &mut self,
-        pkt: &Packet,
-        _now: Time,
-        idle: Option<Time>,
-        rng: &mut Rng,
-    ) -> Verdict {
+    pub fn decide_arrival(&mut self, pkt: &Packet, idle: Option<Time>, rng: &mut Rng) -> Verdict {
         let verdict = match self.decide(pkt.size, rng) {
             None => Verdict::Pass,
             Some(Reason::Forced) if self.cfg.ecn && self.cfg.mark_above_max_th => {
@@ -284,7 +278,7 @@ impl Red {
 impl Aqm for Red {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
         let idle = self.update_avg(q, now);
-        self.decide_arrival(pkt, now, idle, rng)
+        self.decide_arrival(pkt, idle, rng)
     }
 
     fn on_overflow(&mut self, _q: &QueueView, _now: Time) {

@@ -531,3 +531,16 @@ def set_and_copy(s, path, value):
     s = copy.deepcopy(s)
     set_field(s, path, value)
     return s
+
+
+def test_keys_name_each_row_and_its_time_series(tmp_path):
+    res = aqmlab.sweep(base("1s"), {BUFFER: [10, 40]}, runs=2, workers=1, db=tmp_path / "k.db")
+    assert len(res.keys) == len(res.runs) == 4 and len(set(res.keys)) == 4
+    with Store(tmp_path / "k.db") as st:
+        for key, (_, row) in zip(res.keys, res.runs.iterrows(), strict=True):
+            ts = st.timeseries(key)
+            stored = st.runs().set_index("key").loc[key]
+            assert stored["run"] == row["run"] and stored[BUFFER] == row[BUFFER]
+            assert len(ts) > 0
+    plain = aqmlab.sweep(base("1s"), {BUFFER: [10, 40]}, runs=2, workers=1, progress=False)
+    assert plain.keys == res.keys  # the same scenarios have the same keys without a store

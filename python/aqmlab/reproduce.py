@@ -90,12 +90,23 @@ class Context:
     figures: list[tuple[str, Path]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def db(self) -> Path:
+        """This experiment's results store (one per size)."""
+        return self.out / ("quick.db" if self.quick else "full.db")
+
     def sweep(self, base, grid=None, **kw):
         """A sweep whose runs go to this experiment's results store (resumable)."""
         from aqmlab.sweep import sweep
 
-        db = self.out / ("quick.db" if self.quick else "full.db")
-        return sweep(base, grid, db=db, workers=self.workers, progress=self.progress, **kw)
+        return sweep(base, grid, db=self.db, workers=self.workers, progress=self.progress, **kw)
+
+    def timeseries(self, key: str):
+        """The time series of one run of this experiment's sweeps (``SweepResult.keys``)."""
+        from aqmlab.store import Store
+
+        with Store(self.db) as st:
+            return st.timeseries(key)
 
     def figure(self, caption: str, path: Path) -> None:
         self.figures.append((caption, path))

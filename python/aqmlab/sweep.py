@@ -171,6 +171,8 @@ class SweepResult:
     failures: pd.DataFrame
     skipped: int = 0
     computed: int = 0
+    #: The store key of each row of ``runs``, in order (the key of its time-series file).
+    keys: list[str] = field(default_factory=list)
     summary: pd.DataFrame = field(init=False)
 
     def __post_init__(self) -> None:
@@ -414,6 +416,7 @@ def _sweep(
         if bar:
             bar.stop()
 
+    keys: list[str] = []
     if store:
         all_runs = store.runs(version)
         all_runs = all_runs[all_runs["key"].isin(order)] if not all_runs.empty else all_runs
@@ -421,19 +424,22 @@ def _sweep(
             frame = pd.DataFrame()
         else:
             stored = set(all_runs["key"])
-            frame = all_runs.set_index("key").loc[[k for k in order if k in stored]]
+            keys = [k for k in order if k in stored]
+            frame = all_runs.set_index("key").loc[keys]
             frame = frame.reset_index(drop=True).drop(columns=["engine_version"])
             # The columns of a sweep without a store: parameters, run, metrics as computed.
             rest = [c for c in frame.columns if c not in {*params, "run"}]
             frame = frame[[*params, "run", *rest]]
     else:
-        frame = pd.DataFrame([rows[k] for k in order if k in rows])
+        keys = [k for k in order if k in rows]
+        frame = pd.DataFrame([rows[k] for k in keys])
     return SweepResult(
         params=params,
         runs=frame,
         failures=pd.DataFrame(failures, columns=["point", "run", "message", "command"]),
         skipped=skipped,
         computed=len(tasks),
+        keys=keys,
     )
 
 

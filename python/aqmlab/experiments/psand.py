@@ -23,7 +23,6 @@ import pandas as pd
 from aqmlab import scenario as sc
 from aqmlab.plot import plot_sweep
 from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most
-from aqmlab.store import Store
 
 Q = "R1->R2"
 K_T = 10.0
@@ -122,34 +121,12 @@ def occupancy(res) -> dict[str, float]:
 
 def _dynamics(ctx: Context, extra: int) -> dict[str, pd.DataFrame]:
     """Figs. 3-4: one 100 s run per scheme, ``extra`` flows from 50 s."""
-    b = base(extra, 50.0, "100s", "0s", "100ms")
-    ctx.sweep(b, variants=variants(), runs=1)
-    from aqmlab import _core
-
+    res = ctx.sweep(base(extra, 50.0, "100s", "0s", "100ms"), variants=variants(), runs=1)
     out = {}
-    with Store(ctx.out / ("quick.db" if ctx.quick else "full.db")) as st:
-        rows = st.runs(_core.ENGINE_VERSION)
-        for name in SCHEMES:
-            key = rows[(rows["variant"] == name) & (rows["run"] == 0)]
-            key = key[key["key"].isin(_keys_for(b, name))]["key"]
-            ts = st.timeseries(key.iloc[0])
-            out[name] = ts[ts["queue"] == Q].set_index("time_s")[["qlen_pkts", "avg"]]
+    for name, key in zip(res.runs["variant"], res.keys, strict=True):
+        ts = ctx.timeseries(key)
+        out[name] = ts[ts["queue"] == Q].set_index("time_s")[["qlen_pkts", "avg"]]
     return out
-
-
-def _keys_for(b: dict, name: str) -> set[str]:
-    import copy
-    import tomllib
-
-    from aqmlab import _core
-    from aqmlab.scenario import to_toml
-    from aqmlab.store import run_key
-    from aqmlab.sweep import set_field
-
-    s = copy.deepcopy(b)
-    set_field(s, "links[0].queue.aqm", SCHEMES[name])
-    set_field(s, "simulation.run", 0)
-    return {run_key(tomllib.loads(_core.canonical(to_toml(s))), _core.ENGINE_VERSION)}
 
 
 def _recovery(df: pd.DataFrame, t0: float = 50.0) -> float:

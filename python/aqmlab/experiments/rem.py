@@ -29,7 +29,6 @@ import pandas as pd
 
 from aqmlab import scenario as sc
 from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, within
-from aqmlab.store import Store
 
 Q = "r0->r1"
 PER_STAGE = 20
@@ -117,25 +116,15 @@ def _overflow_in(q: pd.DataFrame, t0: float, t1: float) -> float:
 
 def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_pps, tag):
     runs = 1
-    ctx.sweep(base, variants=variants, runs=runs)
-    db = ctx.out / ("quick.db" if ctx.quick else "full.db")
-    out = {}
+    res = ctx.sweep(base, variants=variants, runs=runs)
+    per: dict[str, list[pd.DataFrame]] = {label: [] for label in variants}
     cum = {}
-    with Store(db) as st:
-        stored = st.runs()
-        for label in variants:
-            rows = stored[(stored["variant"] == label) & (stored["run"] < runs)]
-            # The newest engine version's rows (a store may hold older ones too).
-            from aqmlab import _core
-
-            rows = rows[rows["engine_version"] == _core.ENGINE_VERSION]
-            per = []
-            for key in rows["key"]:
-                ts = st.timeseries(key)
-                per.append(_periods(ts, stages, period, capacity_pps))
-                qq = ts[ts["queue"] == Q].set_index("time_s")["dropped_overflow"]
-                cum[label] = qq
-            out[label] = pd.concat(per).groupby("users", as_index=False).mean()
+    # Exactly this sweep's runs, by key: a store may hold runs of older scenarios too.
+    for label, key in zip(res.runs["variant"], res.keys, strict=True):
+        ts = ctx.timeseries(key)
+        per[label].append(_periods(ts, stages, period, capacity_pps))
+        cum[label] = ts[ts["queue"] == Q].set_index("time_s")["dropped_overflow"]
+    out = {k: pd.concat(v).groupby("users", as_index=False).mean() for k, v in per.items()}
     ctx.notes.append(
         f"{tag}: {len(variants)} configurations × {runs} run, {stages} periods of {period:g} s."
     )

@@ -148,6 +148,32 @@ pub struct QueueSpec {
     pub aqm: AqmSpec,
 }
 
+/// Declares a RED variant's spec (ARED, Feng, PSAND): its own fields, then RED's shared
+/// ones (gentle on by default), which `red_spec!` maps back to a `RedSpec`. A macro, not
+/// `#[serde(flatten)]`, because flatten cannot be combined with `deny_unknown_fields`.
+macro_rules! red_variant_spec {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident: $t:ty,)* }) => {
+        $(#[$m])*
+        pub struct $name {
+            $($(#[$fm])* pub $f: $t,)*
+            #[serde(default)]
+            pub w_q: Weight,
+            #[serde(default = "default_true")]
+            pub gentle: bool,
+            #[serde(default = "default_count_rule")]
+            pub count_rule: CountRuleSpec,
+            #[serde(default)]
+            pub byte_mode: bool,
+            #[serde(default = "default_mean_pktsize")]
+            pub mean_pktsize: Bytes,
+            #[serde(default)]
+            pub ecn: bool,
+            #[serde(default)]
+            pub mark_above_max_th: bool,
+        }
+    };
+}
+
 /// The RED a RED variant's spec starts from (ARED, Feng, PSAND share RED's fields).
 macro_rules! red_spec {
     ($s:expr, $min_th:expr, $max_th:expr) => {
@@ -315,41 +341,29 @@ fn default_mtu() -> Bytes {
     Bytes(1514)
 }
 
-/// Self-configuring RED (docs/aqm/feng.md). Defaults from the PSAND paper's Table I.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FengRedSpec {
-    #[serde(default = "default_feng_min_th")]
-    pub min_th: f64,
-    #[serde(default = "default_feng_max_th")]
-    pub max_th: f64,
-    /// The initial max_p.
-    #[serde(default = "default_feng_max_p")]
-    pub max_p: f64,
-    /// max_p ← max_p / alpha on entering Below.
-    #[serde(default = "default_feng_alpha")]
-    pub alpha: f64,
-    /// max_p ← max_p · beta on entering Above.
-    #[serde(default = "default_feng_beta")]
-    pub beta: f64,
-    #[serde(default = "default_one")]
-    pub top: f64,
-    #[serde(default)]
-    pub bottom: f64,
-    #[serde(default)]
-    pub w_q: Weight,
-    #[serde(default = "default_true")]
-    pub gentle: bool,
-    #[serde(default = "default_count_rule")]
-    pub count_rule: CountRuleSpec,
-    #[serde(default)]
-    pub byte_mode: bool,
-    #[serde(default = "default_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    #[serde(default)]
-    pub ecn: bool,
-    #[serde(default)]
-    pub mark_above_max_th: bool,
+red_variant_spec! {
+    /// Self-configuring RED (docs/aqm/feng.md). Defaults from the PSAND paper's Table I.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct FengRedSpec {
+        #[serde(default = "default_feng_min_th")]
+        pub min_th: f64,
+        #[serde(default = "default_feng_max_th")]
+        pub max_th: f64,
+        /// The initial max_p.
+        #[serde(default = "default_feng_max_p")]
+        pub max_p: f64,
+        /// max_p ← max_p / alpha on entering Below.
+        #[serde(default = "default_feng_alpha")]
+        pub alpha: f64,
+        /// max_p ← max_p · beta on entering Above.
+        #[serde(default = "default_feng_beta")]
+        pub beta: f64,
+        #[serde(default = "default_one")]
+        pub top: f64,
+        #[serde(default)]
+        pub bottom: f64,
+    }
 }
 
 impl FengRedSpec {
@@ -378,45 +392,33 @@ fn default_one() -> f64 {
     1.0
 }
 
-/// PSAND (docs/aqm/psand.md). Thresholds default to the paper's rule from the target and
-/// the buffer capacity; other defaults from the paper's Table I.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PsandSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_th: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_th: Option<f64>,
-    /// K_T, the target average queue, packets.
-    #[serde(default = "default_psand_target")]
-    pub target: f64,
-    #[serde(default = "default_psand_coef")]
-    pub coef: f64,
-    #[serde(default = "default_psand_gamma")]
-    pub gamma: f64,
-    #[serde(default = "default_ared_interval")]
-    pub interval: Duration,
-    /// The initial max_p.
-    #[serde(default = "default_max_p")]
-    pub max_p: f64,
-    #[serde(default = "default_bottom")]
-    pub lower: f64,
-    #[serde(default = "default_psand_upper")]
-    pub upper: f64,
-    #[serde(default)]
-    pub w_q: Weight,
-    #[serde(default = "default_true")]
-    pub gentle: bool,
-    #[serde(default = "default_count_rule")]
-    pub count_rule: CountRuleSpec,
-    #[serde(default)]
-    pub byte_mode: bool,
-    #[serde(default = "default_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    #[serde(default)]
-    pub ecn: bool,
-    #[serde(default)]
-    pub mark_above_max_th: bool,
+red_variant_spec! {
+    /// PSAND (docs/aqm/psand.md). Thresholds default to the paper's rule from the target and
+    /// the buffer capacity; other defaults from the paper's Table I.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct PsandSpec {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub min_th: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_th: Option<f64>,
+        /// K_T, the target average queue, packets.
+        #[serde(default = "default_psand_target")]
+        pub target: f64,
+        #[serde(default = "default_psand_coef")]
+        pub coef: f64,
+        #[serde(default = "default_psand_gamma")]
+        pub gamma: f64,
+        #[serde(default = "default_ared_interval")]
+        pub interval: Duration,
+        /// The initial max_p.
+        #[serde(default = "default_max_p")]
+        pub max_p: f64,
+        #[serde(default = "default_bottom")]
+        pub lower: f64,
+        #[serde(default = "default_psand_upper")]
+        pub upper: f64,
+    }
 }
 
 impl PsandSpec {
@@ -679,44 +681,32 @@ fn default_sfb_warmup() -> Duration {
 pub const SFB_MAX_LEVELS: u32 = 32;
 pub const SFB_MAX_BINS: u32 = 1024;
 
-/// Adaptive RED parameters (docs/aqm/ared.md). Thresholds default to ARED's automatic
-/// values (min_th = max(5, target_delay·C/2), max_th = 3·min_th).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AredSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_th: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_th: Option<f64>,
-    #[serde(default = "default_target_delay")]
-    pub target_delay: Duration,
-    #[serde(default = "default_ared_interval")]
-    pub interval: Duration,
-    /// The initial max_p.
-    #[serde(default = "default_max_p")]
-    pub max_p: f64,
-    #[serde(default = "default_alpha")]
-    pub alpha: f64,
-    #[serde(default = "default_beta")]
-    pub beta: f64,
-    #[serde(default = "default_top")]
-    pub top: f64,
-    #[serde(default = "default_bottom")]
-    pub bottom: f64,
-    #[serde(default)]
-    pub w_q: Weight,
-    #[serde(default = "default_true")]
-    pub gentle: bool,
-    #[serde(default = "default_count_rule")]
-    pub count_rule: CountRuleSpec,
-    #[serde(default)]
-    pub byte_mode: bool,
-    #[serde(default = "default_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    #[serde(default)]
-    pub ecn: bool,
-    #[serde(default)]
-    pub mark_above_max_th: bool,
+red_variant_spec! {
+    /// Adaptive RED parameters (docs/aqm/ared.md). Thresholds default to ARED's automatic
+    /// values (min_th = max(5, target_delay·C/2), max_th = 3·min_th).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct AredSpec {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub min_th: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_th: Option<f64>,
+        #[serde(default = "default_target_delay")]
+        pub target_delay: Duration,
+        #[serde(default = "default_ared_interval")]
+        pub interval: Duration,
+        /// The initial max_p.
+        #[serde(default = "default_max_p")]
+        pub max_p: f64,
+        #[serde(default = "default_alpha")]
+        pub alpha: f64,
+        #[serde(default = "default_beta")]
+        pub beta: f64,
+        #[serde(default = "default_top")]
+        pub top: f64,
+        #[serde(default = "default_bottom")]
+        pub bottom: f64,
+    }
 }
 
 impl AredSpec {

@@ -114,3 +114,29 @@ def plot_distribution(res: Results, queue: str, path: str | Path) -> Path:
         fig.savefig(path)
         plt.close(fig)
     return path
+
+
+def plot_lines(
+    lines: dict[str, tuple],
+    path: str | Path,
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str = "",
+    marker: str | None = None,
+) -> Path:
+    """One line per label from ``{label: (xs, ys)}`` (per-period results, cumulative counts)."""
+    path = Path(path)
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots()
+        for label, (xs, ys) in lines.items():
+            ax.plot(xs, ys, marker=marker, linewidth=1, label=label)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if title:
+            ax.set_title(title)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+    return path

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import scenario as sc
+from aqmlab.plot import plot_lines
 from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, within
 
 Q = "r0->r1"
@@ -142,22 +143,8 @@ def _table(ctx: Context, title: str, res: dict, cols: list[str]) -> None:
 
 
 def _plot(res: dict, col: str, ylabel: str, path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for label, df in res.items():
-        ax.plot(df["users"], df[col], marker="o", label=label)
-    ax.set_xlabel("number of users")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    lines = {label: (df["users"], df[col]) for label, df in res.items()}
+    plot_lines(lines, path, xlabel="number of users", ylabel=ylabel, title=title, marker="o")
 
 
 def _spearman(x: list[float]) -> float:
@@ -347,7 +334,13 @@ def run(ctx: Context) -> list[Claim]:
     p = ctx.out / "fig3_queue.png"
     _plot(wl, "mean_queue", "mean queue (packets)", p, "Wireless: mean queue")
     ctx.figure("Wireless: mean queue per period", p)
-    _plot_cumulative(cum, ctx.out / "fig4_overflow.png")
+    plot_lines(
+        {label: (c.index, c.to_numpy()) for label, c in cum.items()},
+        ctx.out / "fig4_overflow.png",
+        xlabel="time (s)",
+        ylabel="cumulative overflow loss (packets)",
+        title="Fig. 4: loss from buffer overflow",
+    )
     ctx.figure(
         "Fig. 4 (wireless): cumulative loss from buffer overflow", ctx.out / "fig4_overflow.png"
     )
@@ -452,25 +445,6 @@ def _range_check(s: pd.Series, lo: float, hi: float):
         return ok, f"|{a:.3f} − {lo}| ≤ 0.10 and |{b:.3f} − {hi}| ≤ 0.10"
 
     return check
-
-
-def _plot_cumulative(cum: dict, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for label, s in cum.items():
-        ax.plot(s.index, s.to_numpy(), label=label)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("cumulative overflow loss (packets)")
-    ax.set_title("Fig. 4: loss from buffer overflow")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 EXPERIMENT = Experiment(

@@ -6,7 +6,7 @@
   canonical echo), which fields are required and which strings are allowed.
 - docs/architecture.md names only files that exist, and every module of the engine and of
   the Python package.
-- README.md: its code blocks run as pasted, its timings are the ones BENCHMARKS.md records.
+- The relative links of README.md and docs/ resolve.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ DOCS = ROOT / "docs"
 SCENARIOS_MD = DOCS / "scenarios.md"
 ARCHITECTURE_MD = DOCS / "architecture.md"
 README_MD = ROOT / "README.md"
-BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
 
 
 # ------------------------------------------------------------------------------------------
@@ -555,3 +554,78 @@ def test_scenarios_md_example_file_and_python_are_the_same_valid_scenario():
     # every kind of table the page documents appears in the example
     kinds = {f["type"] for f in from_file["flows"]}
     assert kinds == {"cbr", "poisson", "onoff", "tcp"}
+
+
+# ------------------------------------------------------------------------------------------
+# docs/architecture.md
+# ------------------------------------------------------------------------------------------
+
+PATHLIKE = re.compile(r"^[\w./-]+(\.(rs|py|pyi|md|toml|txt|snap)|/)$")
+
+
+# Where a short name in the page is looked up: the engine's modules are named relative to
+# crates/aqmlab-core/src (as the page says), the Python ones relative to python/aqmlab.
+NAME_BASES = [ROOT, ROOT / "crates/aqmlab-core/src", ROOT / "python/aqmlab", DOCS]
+# Files the page names that the code writes, not the repository.
+OUTPUTS = {"report.md"}
+
+
+def test_every_file_path_architecture_md_names_exists():
+    text = "\n".join(_without_code(ARCHITECTURE_MD.read_text("utf-8")))
+    names = {t for t in _ticked(text) if PATHLIKE.match(t)} - OUTPUTS
+    assert len(names) > 40, "the page names the files it describes"
+    missing = sorted(n for n in names if not any((b / n).exists() for b in NAME_BASES))
+    assert not missing, f"named in docs/architecture.md but not in the repository: {missing}"
+
+
+def test_architecture_md_names_every_engine_and_python_module():
+    text = ARCHITECTURE_MD.read_text("utf-8")
+    modules = [
+        *(ROOT / "crates/aqmlab-core/src").rglob("*.rs"),
+        *(ROOT / "crates/aqmlab-py/src").rglob("*.rs"),
+        *(ROOT / "python/aqmlab").rglob("*.py"),
+        *(ROOT / "python/aqmlab").rglob("*.pyi"),
+    ]
+    assert len(modules) > 30
+    unnamed = [
+        str(m.relative_to(ROOT))
+        for m in modules
+        if f"`{m.relative_to(ROOT).as_posix()}`" not in text
+    ]
+    assert not unnamed, f"modules docs/architecture.md does not describe: {unnamed}"
+
+
+# ------------------------------------------------------------------------------------------
+# Links between the pages
+# ------------------------------------------------------------------------------------------
+
+
+def _slug(title: str) -> str:
+    """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
+    t = re.sub(r"[^\w\- ]", "", title.lower())
+    return t.replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    return {
+        _slug(m.group(2))
+        for line in _without_code(path.read_text("utf-8"))
+        if (m := re.match(r"^(#{1,6}) (.+)$", line))
+    }
+
+
+def test_every_relative_link_in_the_readme_and_docs_resolves():
+    pages = [README_MD, *sorted(DOCS.rglob("*.md"))]
+    broken = []
+    for page in pages:
+        text = "\n".join(_without_code(page.read_text("utf-8")))
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            dest = (page.parent / file).resolve() if file else page
+            if not dest.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such file)")
+            elif anchor and anchor not in _anchors(dest):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)

@@ -7,12 +7,18 @@
 - docs/architecture.md names only files that exist, and every module of the engine and of
   the Python package.
 - The relative links of README.md and docs/ resolve.
+- README.md: its code blocks run as pasted, its timings are the ones BENCHMARKS.md records.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -28,6 +34,7 @@ DOCS = ROOT / "docs"
 SCENARIOS_MD = DOCS / "scenarios.md"
 ARCHITECTURE_MD = DOCS / "architecture.md"
 README_MD = ROOT / "README.md"
+BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
 
 
 # ------------------------------------------------------------------------------------------
@@ -629,3 +636,128 @@ def test_every_relative_link_in_the_readme_and_docs_resolves():
             elif anchor and anchor not in _anchors(dest):
                 broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
     assert not broken, "\n".join(broken)
+
+
+# ------------------------------------------------------------------------------------------
+# README.md
+# ------------------------------------------------------------------------------------------
+
+
+def _readme() -> str:
+    return README_MD.read_text("utf-8")
+
+
+def _commands(block: str) -> list[list[str]]:
+    return [c for c in (shlex.split(line, comments=True) for line in block.splitlines()) if c]
+
+
+@pytest.fixture
+def readme_dir(tmp_path, monkeypatch) -> Path:
+    """A working directory with the repository's scenarios/ where the README expects it."""
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_readme_sets_up_a_fresh_machine_with_exactly_make_run_and_make_test():
+    section = _readme().split("## Set-up on a fresh machine", 1)[1].split("\n## ", 1)[0]
+    (block,) = _fenced(section, "sh")
+    assert [" ".join(c) for c in _commands(block)] == ["make run", "make test"]
+
+
+def test_readme_python_blocks_run_in_order_as_pasted(readme_dir):
+    blocks = _fenced(_readme(), "python")
+    assert len(blocks) == 3
+    ns: dict[str, Any] = {}
+    t0 = time.monotonic()
+
+    exec(compile(blocks[0], "README.md python block 1", "exec"), ns)
+    assert list(ns["res"].flows["name"]) == ["p"]
+    assert (readme_dir / "results/p/summary.json").is_file()
+
+    # The TCP example: 20 staged bulk flows and the traced finite transfer, which completes.
+    exec(compile(blocks[1], "README.md python block 2", "exec"), ns)
+    flows = ns["res"].flows.set_index("name")
+    assert len(flows) == 21
+    assert flows.loc["web", "completion_time_s"] > 0
+    assert set(ns["res"].flow_timeseries["flow"]) == {"web"}
+
+    exec(compile(blocks[2], "README.md python block 3", "exec"), ns)
+    summary = ns["res"].summary
+    assert list(summary["links[3].queue.limit_pkts"]) == [10, 20, 50, 100]
+    assert list(summary["n_runs"]) == [5, 5, 5, 5]
+    assert (readme_dir / "results/buffer.db").is_file()
+
+    # Measured at about 2 s on the 2-core machine; a block that grows past this budget is
+    # no longer an example to paste.
+    assert time.monotonic() - t0 < 30
+
+
+# Shell commands of the README this test does not run, and why.
+README_SH_SKIPPED = {
+    "make run": "builds the engine and runs every reproduction (61 s in BENCHMARKS.md)",
+    "make test": "runs this test suite and the cargo tests: minutes, and recursive",
+    ".venv/bin/aqmlab sweep scenarios/sweeps/example_buffer.toml --cluster local": (
+        "starts a Dask LocalCluster of worker processes; the sweep itself is run above"
+    ),
+    ".venv/bin/aqmlab sweep scenarios/sweeps/example_buffer.toml --cluster tcp://scheduler:8786": (
+        "needs a running Dask scheduler"
+    ),
+    ".venv/bin/aqmlab reproduce rem": "a full-size reproduction (18.4 s on 2 idle cores)",
+    ".venv/bin/aqmlab reproduce psand": "a full-size reproduction: 2 408 runs",
+}
+
+
+def test_readme_shell_commands_run_except_the_listed_long_ones(readme_dir):
+    blocks = _fenced(_readme(), "sh")
+    commands = [c for b in blocks for c in _commands(b)]
+    skipped = [" ".join(c) for c in commands if " ".join(c) in README_SH_SKIPPED]
+    assert sorted(skipped) == sorted(README_SH_SKIPPED), "the skip list names README commands"
+    ran = {}
+    for cmd in commands:
+        line = " ".join(cmd)
+        if line in README_SH_SKIPPED:
+            continue
+        assert cmd[0] == ".venv/bin/aqmlab", f"a README command this test cannot run: {line}"
+        r = subprocess.run(
+            [sys.executable, "-m", "aqmlab.cli", *cmd[1:]],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0, f"{line}\n{r.stdout}\n{r.stderr}"
+        ran[line] = r.stdout
+    assert len(ran) == 8
+    # The sweep, results and export lines change with the sweep command line (a default
+    # store, a results table, export next to the database): only their exit status counts.
+    assert ran[".venv/bin/aqmlab validate my.toml"].startswith("my.toml: valid")
+    assert (readme_dir / "results/my/summary.json").is_file()
+    assert ran[".venv/bin/aqmlab --help"].startswith("usage: aqmlab")
+    assert list((readme_dir / "results/buffer").glob("*.csv"))
+    assert {"rem", "psand", "mm1k", "tcp_dumbbell"} <= {
+        line.split()[0] for line in ran[".venv/bin/aqmlab reproduce --list"].splitlines()
+    }
+
+
+def test_readme_error_example_is_what_the_engine_reports():
+    (shown,) = _fenced(_readme(), "text")
+    s = tomllib.loads((ROOT / "scenarios/example.toml").read_text("utf-8"))
+    s["links"][3]["queue"]["limit_pkts"] = 0
+    with pytest.raises(_core.ScenarioError) as e:
+        _core.canonical(tomli_w.dumps(s))
+    assert str(e.value) == shown.strip()
+
+
+# A wall time or a speed-up in prose: "61 s", "1 min 24.6 s", "119" and the multiplication
+# sign. Configuration values (`200ms`) are written as code and are not timings.
+TIMING = re.compile(r"\d+(?:\.\d+)?\u00d7|(?:\d+ min )?\d+(?:\.\d+)? s\b|\d+ min\b")
+
+
+def test_readme_timings_are_the_ones_benchmarks_md_records():
+    prose = re.sub(r"`[^`]*`", "", " ".join(_without_code(_readme())))
+    timings = TIMING.findall(re.sub(r"\s+", " ", prose))
+    assert timings, "the README states the times of make run, make test, the reproductions"
+    bench = re.sub(r"\s+", " ", BENCHMARKS_MD.read_text("utf-8").replace("**", ""))
+    # whole figures only: "1 min" is not "1 min 24.6 s", "3 s" is not "0.663 s"
+    missing = [t for t in timings if not re.search(rf"(?<![\d.]){re.escape(t)}(?! ?\d)", bench)]
+    assert not missing, f"README timings that BENCHMARKS.md does not record: {missing}"

@@ -79,3 +79,37 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
         }
         assert "| yes |" in rows["fig2 REM drop loss ≈ DropTail"]
         assert "| yes |" in rows["fig3 REM above RED(10:30)"]
+
+
+def _hand_written_spearman(x):
+    """The rank correlation rem.py computed by hand before it used scipy (reference)."""
+    import numpy as np
+    import pandas as pd
+
+    r = pd.Series(x).rank().to_numpy()
+    i = np.arange(len(x), dtype=float)
+    return float(np.corrcoef(i, r)[0, 1]) if len(x) > 1 else float("nan")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::UserWarning")
+def test_rem_spearman_from_scipy_equals_the_former_hand_written_one():
+    import math
+
+    import numpy as np
+
+    from aqmlab.experiments.rem import _spearman
+
+    assert _spearman([28.2, 33.6, 41.4, 46.8]) == 1.0
+    assert _spearman([4.0, 3.0, 2.0, 1.0]) == -1.0
+    assert _spearman([1.0, 2.0, 2.0, 3.0]) == 0.9486832980505139  # 3/√10, tie averaged
+    assert _spearman([26.81, 34.85, 28.56, 26.41, 30, 31, 29, 40]) == 0.4761904761904762
+    assert math.isnan(_spearman([5.0]))
+    assert math.isnan(_spearman([1.0, float("nan"), 3.0]))
+    rng = np.random.default_rng(9)
+    for n in range(2, 12):
+        for _ in range(20):
+            x = list(rng.integers(0, 5, n).astype(float))  # many ties
+            a, b = _spearman(x), _hand_written_spearman(x)
+            # Both are Pearson's r of average ranks; only the summation order differs, so
+            # the last bit may (1e-16): far below the 4 digits shown and the 0.8 threshold.
+            assert a == pytest.approx(b, rel=0, abs=1e-15) or (math.isnan(a) and math.isnan(b)), x

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import spearmanr
 
 from aqmlab import scenario as sc
 from aqmlab.plot import plot_lines
@@ -148,9 +149,10 @@ def _plot(res: dict, col: str, ylabel: str, path, title: str) -> None:
 
 
 def _spearman(x: list[float]) -> float:
-    r = pd.Series(x).rank().to_numpy()
-    i = np.arange(len(x), dtype=float)
-    return float(np.corrcoef(i, r)[0, 1]) if len(x) > 1 else float("nan")
+    """Spearman rank correlation of the values with their order (ties: average ranks)."""
+    if len(x) < 2:  # undefined; spearmanr would warn and return nan anyway
+        return float("nan")
+    return float(spearmanr(np.arange(len(x)), x).statistic)
 
 
 def _fraction(pred: list[bool]) -> float:

@@ -86,6 +86,8 @@ def run(ctx: Context) -> list[Claim]:
         ylabel="mean number in system L",
         title="M/M/1/K, K = 5 at ρ = 0.5 and K = 10 otherwise",
         analytic=([r for r, _ in ROWS], [analytic(r, k)[1] for r, k in ROWS], "M/M/1/K formula"),
+        bounds=(0, None),
+        yspan=(0, None),
     )
     ctx.figure("Mean number in system against load, simulated and analytic", ctx.out / "mm1k_L.png")
     return claims

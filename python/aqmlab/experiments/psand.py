@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import scenario as sc
-from aqmlab.plot import plot_sweep
+from aqmlab.plot import STYLE, HBand, HLine, VLines, draw_refs, plot_sweep
 from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most
 
 Q = "R1->R2"
@@ -138,36 +138,76 @@ def _recovery(df: pd.DataFrame, t0: float = 50.0) -> float:
     return float(back.index[0] - t0) if len(back) else float("inf")
 
 
-def _plot_dynamics(dyn: dict, path, title: str) -> None:
-    import matplotlib
+# §III.B.1, on Fig. 3: after the step at 50 s PSAND "needs less than 5 seconds to bring the
+# average queue size back down to its target value", ARED_Feng "takes roughly 15 seconds"
+# and ARED_Floyd "10 seconds".
+PAPER_RECOVERY = {
+    "PSAND": (5.0, "< 5 s"),
+    "ARED_Floyd": (10.0, "≈ 10 s"),
+    "ARED_Feng": (15.0, "≈ 15 s"),
+}
+TARGET_REFS = [HLine(K_T, f"target K_T = {K_T:g}"), HBand(K_T - 2, K_T + 2, "K_T ± 2 (Fig. 6c)")]
 
-    matplotlib.use("Agg")
+
+def _plot_dynamics(dyn: dict, path, title: str, recovery: dict[str, float] | None = None) -> None:
+    """One panel per scheme: instantaneous and average queue, the target and its band, the
+    step at 50 s; with ``recovery``, the measured and the paper's recovery times."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(dyn), 1, figsize=(7, 2.0 * len(dyn)), sharex=True)
-    for ax, (name, df) in zip(axes, dyn.items(), strict=True):
-        ax.plot(df.index, df["qlen_pkts"], lw=0.5, color="0.6", label="queue")
-        ax.plot(df.index, df["avg"], lw=1.2, label="average")
-        ax.axhline(K_T, ls="--", lw=0.8, color="k")
-        ax.set_ylabel(name)
-        ax.set_ylim(0, BUFFER + 1)
-    axes[0].set_title(title)
-    axes[0].legend(fontsize=7, loc="upper left")
-    axes[-1].set_xlabel("time (s)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(
+            len(dyn), 1, figsize=(9, 2.1 * len(dyn)), sharex=True, layout="constrained"
+        )
+        for ax, (name, df) in zip(axes, dyn.items(), strict=True):
+            refs = [*TARGET_REFS, VLines([50.0], "additional flows start")]
+            if recovery is not None and name in PAPER_RECOVERY:
+                t, text = PAPER_RECOVERY[name]
+                refs.append(VLines([50.0 + t], f"paper: back at target {text} after 50 s"))
+            draw_refs(ax, refs)
+            ax.plot(
+                df.index, df["qlen_pkts"], lw=0.5, color="0.6", marker="", ls="-", label="queue"
+            )
+            ax.plot(df.index, df["avg"], lw=1.4, color="C0", marker="", ls="-", label="average")
+            if recovery is not None and name in recovery and np.isfinite(recovery[name]):
+                t = 50.0 + recovery[name]
+                ax.plot(
+                    [t],
+                    [1.1 * K_T],
+                    marker="v",
+                    markersize=9,
+                    color="C3",
+                    ls="",
+                    label=f"measured: avg ≤ {1.1 * K_T:g} after {recovery[name]:.1f} s",
+                    zorder=4,
+                )
+            ax.set_ylabel(f"{name}\n(packets)")
+            ax.set_ylim(0, BUFFER + 1)
+            # The shared lines once, on the first panel; below it only what differs.
+            handles, labels = ax.get_legend_handles_labels()
+            if ax is not axes[0]:
+                keep = [i for i, t in enumerate(labels) if t.startswith(("paper", "measured"))]
+                handles, labels = [handles[i] for i in keep], [labels[i] for i in keep]
+            if handles:
+                ax.legend(
+                    handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0
+                )
+        axes[0].set_title(title)
+        axes[-1].set_xlabel("time (s)")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
 
 
 def run(ctx: Context) -> list[Claim]:
     claims: list[Claim] = []
     # ---- Figs. 3-4 ------------------------------------------------------------------
     dyn20 = _dynamics(ctx, 20)
-    _plot_dynamics(dyn20, ctx.out / "fig3.png", "Fig. 3: 20 additional flows at 50 s")
-    ctx.figure(
-        "Fig. 3: instantaneous and average queue, 20 additional flows at 50 s", ctx.out / "fig3.png"
-    )
     rec = {name: _recovery(df) for name, df in dyn20.items() if name != "RED"}
+    _plot_dynamics(dyn20, ctx.out / "fig3.png", "Fig. 3: 20 additional flows at 50 s", rec)
+    ctx.figure(
+        "Fig. 3: instantaneous and average queue, 20 additional flows at 50 s; recovery "
+        "times measured (▼) and as the paper states them (dotted)",
+        ctx.out / "fig3.png",
+    )
     ctx.notes.append(
         "Fig. 3 recovery times (s from 50 s until avg ≤ 11 packets after its peak): "
         + ", ".join(f"{k} {v:.1f}" for k, v in rec.items())
@@ -243,13 +283,19 @@ def run(ctx: Context) -> list[Claim]:
 
     s = summarise(pd.concat(frames, ignore_index=True), ["flows", "variant"])
     ctx.notes.append(f"Figs. 5-6: {runs} replications per point, flows {ns}, 95% CIs in the plots.")
-    for col, label, fig in [
-        ("var", "variance of the queue (packets²)", "fig5a"),
-        ("mean", "mean queue (packets)", "fig5b"),
-        ("loss", "loss rate", "fig5c"),
-        ("p_empty", "P(X = 0)", "fig6a"),
-        ("p_full", "P(25 < X ≤ 35)", "fig6b"),
-        ("p_target", "P(8 ≤ X ≤ 12)", "fig6c"),
+    prob = {"bounds": (0, 1), "yspan": (0, None)}
+    for col, label, fig, kw in [
+        ("var", "variance of the queue (packets²)", "fig5a", {"bounds": (0, None)}),
+        (
+            "mean",
+            "mean queue (packets)",
+            "fig5b",
+            {"bounds": (0, BUFFER), "yspan": (0, None), "refs": [TARGET_REFS[0]]},
+        ),
+        ("loss", "loss rate", "fig5c", prob),
+        ("p_empty", "P(X = 0)", "fig6a", prob),
+        ("p_full", "P(25 < X ≤ 35)", "fig6b", prob),
+        ("p_target", "P(8 ≤ X ≤ 12)", "fig6c", prob),
     ]:
         wide = _by_scheme(s, col)
         plot_sweep(
@@ -260,6 +306,9 @@ def run(ctx: Context) -> list[Claim]:
             xlabel="number of additional flows",
             ylabel=label,
             title=label,
+            # Schemes side by side at each flow count: their bars would hide one another.
+            dodge=0.01 * (max(ns) - min(ns)),
+            **kw,
         )
         ctx.figure(f"{fig}: {label} against the number of flows (95% CI)", ctx.out / f"{fig}.png")
     tab = s.pivot(index="flows", columns="variant")

@@ -29,7 +29,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from aqmlab import scenario as sc
-from aqmlab.plot import plot_lines
+from aqmlab.plot import HLine, VLines, plot_lines
 from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, within
 
 Q = "r0->r1"
@@ -143,9 +143,75 @@ def _table(ctx: Context, title: str, res: dict, cols: list[str]) -> None:
     ctx.notes.append("\n".join(lines))
 
 
-def _plot(res: dict, col: str, ylabel: str, path, title: str) -> None:
+B_STAR = 20.0
+# §5, on Fig. 3: goodput "between 62% and 91%" under NewReno/DropTail, with ECN "between 82%
+# and 96%": REM and RED(20:80) "between 90% and 96%", RED(10:30) "between 82% and 95%"
+# (20 to 100 users).
+PAPER_FIG3_GOODPUT = {
+    "NewReno/DropTail": (0.62, 0.91),
+    "RED(20:80)": (0.90, 0.96),
+    "RED(10:30)": (0.82, 0.95),
+    "REM": (0.90, 0.96),
+}
+
+
+def _plot(res: dict, col: str, ylabel: str, path, title: str, **kw) -> None:
     lines = {label: (df["users"], df[col]) for label, df in res.items()}
-    plot_lines(lines, path, xlabel="number of users", ylabel=ylabel, title=title, marker="o")
+    plot_lines(lines, path, xlabel="number of users", ylabel=ylabel, title=title, **kw)
+
+
+def _plot_kw(col: str) -> dict:
+    """Reference lines and axis spans per metric: goodput up to capacity, rates and queues
+    from zero, REM's target queue b* on the queue plots."""
+    if col == "goodput":
+        return {"yspan": (None, 1.0)}
+    if col == "mean_queue":
+        return {"yspan": (0, None), "refs": [HLine(B_STAR, f"REM target b* = {B_STAR:g} packets")]}
+    return {"yspan": (0, None)}
+
+
+def _paper_ranges(ranges: dict[str, tuple[float, float]]):
+    """An overlay for lines_figure: the paper's goodput range of each scheme as a vertical
+    bar right of the data, in that scheme's colour, marker and line style."""
+
+    def overlay(ax, drawn) -> None:
+        xs = sorted({float(x) for line in drawn.values() for x in line.get_xdata()})
+        x_max = xs[-1]
+        # Ticks only where there are users: the bars' x positions are not user counts.
+        ax.set_xticks(xs)
+        ax.axvline(x_max + 2.0, color="0.5", linewidth=0.8, zorder=1)
+        ax.text(
+            x_max + 2.0 * (len(ranges) + 1),
+            1.0,
+            "paper",
+            ha="center",
+            va="bottom",
+            transform=ax.get_xaxis_transform(),
+        )
+        for i, (label, (lo, hi)) in enumerate(ranges.items()):
+            line = drawn[label]
+            x = x_max + 4.0 * (i + 1)
+            ax.plot(
+                [x, x],
+                [lo, hi],
+                color=line.get_color(),
+                marker=line.get_marker(),
+                linestyle=line.get_linestyle(),
+                linewidth=2.5,
+                label="_paper",
+                zorder=2,
+            )
+        ax.plot(
+            [],
+            [],
+            color="0.3",
+            linewidth=2.5,
+            marker="|",
+            markersize=10,
+            label="paper, §5: range over 20–100 users\n(bars right of the data, same style)",
+        )
+
+    return overlay
 
 
 def _spearman(x: list[float]) -> float:
@@ -187,7 +253,7 @@ def run(ctx: Context) -> list[Claim]:
         ("mean_queue", "mean queue (packets)"),
     ]:
         p = ctx.out / f"fig2_{col}.png"
-        _plot(wired, col, ylabel, p, f"Fig. 2: {ylabel}")
+        _plot(wired, col, ylabel, p, f"Fig. 2: {ylabel}", **_plot_kw(col))
         ctx.figure(f"Fig. 2 (wired, 64 Mb/s): {ylabel} per period", p)
 
     dt = wired["DropTail"]
@@ -331,10 +397,29 @@ def run(ctx: Context) -> list[Claim]:
         ["goodput", "mean_queue", "overflow", "overflow_early", "cwnd"],
     )
     p = ctx.out / "fig3_goodput.png"
-    _plot(wl, "goodput", "goodput / capacity", p, "Fig. 3: wireless goodput")
-    ctx.figure("Fig. 3 (wireless, 2 Mb/s, 1% loss): goodput per period", p)
+    _plot(
+        wl,
+        "goodput",
+        "goodput / capacity",
+        p,
+        "Fig. 3: wireless goodput",
+        overlay=_paper_ranges(PAPER_FIG3_GOODPUT),
+        **_plot_kw("goodput"),
+    )
+    ctx.figure(
+        "Fig. 3 (wireless, 2 Mb/s, 1% loss): goodput per period; bars on the right: the "
+        "ranges the paper reports for 20–100 users",
+        p,
+    )
     p = ctx.out / "fig3_queue.png"
-    _plot(wl, "mean_queue", "mean queue (packets)", p, "Wireless: mean queue")
+    _plot(
+        wl,
+        "mean_queue",
+        "mean queue (packets)",
+        p,
+        "Wireless: mean queue",
+        **_plot_kw("mean_queue"),
+    )
     ctx.figure("Wireless: mean queue per period", p)
     plot_lines(
         {label: (c.index, c.to_numpy()) for label, c in cum.items()},
@@ -342,6 +427,8 @@ def run(ctx: Context) -> list[Claim]:
         xlabel="time (s)",
         ylabel="cumulative overflow loss (packets)",
         title="Fig. 4: loss from buffer overflow",
+        yspan=(0, None),
+        refs=[VLines([k * period for k in range(1, stages)], f"{PER_STAGE} more users start")],
     )
     ctx.figure(
         "Fig. 4 (wireless): cumulative loss from buffer overflow", ctx.out / "fig4_overflow.png"

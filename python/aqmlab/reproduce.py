@@ -15,6 +15,7 @@ import html
 import importlib
 import itertools
 import math
+import numbers
 import pkgutil
 import time
 from collections.abc import Callable
@@ -28,13 +29,18 @@ from aqmlab import _core
 @dataclass
 class Claim:
     """A checkable statement: ``says`` (the source's words or number), the ``measured``
-    value and how it is compared. ``check`` returns (holds, how it was judged)."""
+    value and how it is compared. ``check`` returns (holds, how it was judged).
+
+    ``needs_full_size``: why the claim cannot be judged at quick size (too few
+    replications, periods or users for what it states); a quick-size report then shows
+    "needs full size" instead of a verdict. Empty: judged at every size."""
 
     id: str
     says: str
     measured: float | str
     check: Callable[[Any], tuple[bool, str]]
     unit: str = ""
+    needs_full_size: str = ""
 
     def verdict(self) -> tuple[bool, str]:
         try:
@@ -43,30 +49,91 @@ class Claim:
             return False, f"could not be checked: {e}"
 
 
+def fmt(v: Any) -> str:
+    """A number as a report shows it: 4 significant digits, integral values as integers,
+    no exponent between 1e-4 and 1e4 (above, whole numbers)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return str(v)
+    x = float(v)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    if abs(x) >= 1e4:
+        return f"{x:.0f}"
+    if abs(x) < 1e-4:
+        return f"{x:.3e}"
+    return f"{x:.4g}"
+
+
+def judge(ok: bool, *, value: str, needs: str, holds: str) -> tuple[bool, str]:
+    """A verdict worded so that a failure reads as the condition that was not met:
+    "14.85, needs ≤ 10" or, when it holds, "holds: 8.2 ≥ 5". For custom checks."""
+    ok = bool(ok)
+    if ok:
+        return ok, f"holds: {holds}"
+    return ok, f"{value}, needs {needs}" if value else f"needs {needs}"
+
+
+def _pct(rel: float) -> str:
+    return f"{100 * rel:g}%"
+
+
 def within(target: float, rel: float | None = None, abs_: float | None = None):
     """Holds when |measured - target| ≤ rel·|target| (or ≤ abs_)."""
+    if rel is None and abs_ is None:
+        raise ValueError("within() needs rel or abs_")
 
     def check(v: float) -> tuple[bool, str]:
         tol = rel * abs(target) if rel is not None else abs_
-        if tol is None:
-            raise ValueError("within() needs rel or abs_")
         err = abs(float(v) - target)
-        rule = f"|{float(v):.6g} - {target:.6g}| = {err:.3g} ≤ {tol:.3g}"
-        return bool(err <= tol and math.isfinite(err)), rule
+        band = f"{fmt(target)} ± {_pct(rel) if rel is not None else fmt(abs_)}"
+        return judge(
+            err <= tol and math.isfinite(err),
+            value=f"{fmt(v)} (off by {fmt(err)})",
+            needs=f"{band} (off by at most {fmt(tol)})",
+            holds=f"{fmt(v)} within {band} (off by {fmt(err)})",
+        )
 
     return check
 
 
 def at_least(bound: float):
     def check(v: float) -> tuple[bool, str]:
-        return bool(float(v) >= bound), f"{float(v):.6g} ≥ {bound:.6g}"
+        return judge(
+            float(v) >= bound,
+            value=fmt(v),
+            needs=f"≥ {fmt(bound)}",
+            holds=f"{fmt(v)} ≥ {fmt(bound)}",
+        )
 
     return check
 
 
 def at_most(bound: float):
     def check(v: float) -> tuple[bool, str]:
-        return bool(float(v) <= bound), f"{float(v):.6g} ≤ {bound:.6g}"
+        return judge(
+            float(v) <= bound,
+            value=fmt(v),
+            needs=f"≤ {fmt(bound)}",
+            holds=f"{fmt(v)} ≤ {fmt(bound)}",
+        )
+
+    return check
+
+
+def less_than(a_label: str, a: float, b_label: str, b: float):
+    """For claims comparing two measured values: holds when a < b."""
+
+    def check(_: Any) -> tuple[bool, str]:
+        return judge(
+            a < b,
+            value=f"{a_label} {fmt(a)} vs {b_label} {fmt(b)}",
+            needs=f"{a_label} < {b_label}",
+            holds=f"{a_label} {fmt(a)} < {b_label} {fmt(b)}",
+        )
 
     return check
 
@@ -75,8 +142,15 @@ def increasing(values: list[float]):
     """For claims whose measured value is a sequence that must grow."""
 
     def check(_: Any) -> tuple[bool, str]:
-        ok = all(b > a for a, b in itertools.pairwise(values))
-        return ok, "strictly increasing" if ok else "not strictly increasing"
+        falls = [(a, b) for a, b in itertools.pairwise(values) if not b > a]
+        shown = " < ".join(fmt(x) for x in values)
+        return judge(
+            not falls,
+            value=", ".join(fmt(x) for x in values),
+            needs="each above the previous"
+            + (f" ({fmt(falls[0][0])} → {fmt(falls[0][1])} does not rise)" if falls else ""),
+            holds=f"strictly increasing: {shown}",
+        )
 
     return check
 
@@ -134,31 +208,50 @@ def registry() -> dict[str, Experiment]:
     return dict(sorted(found.items()))
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
+def _judged(c: Claim, quick: bool) -> tuple[bool, str, str]:
+    """(holds, verdict shown, how judged) of a claim in a report of this size."""
+    ok, rule = c.verdict()
+    if quick and c.needs_full_size:
+        at_quick = f"it holds ({rule.removeprefix('holds: ')})" if ok else rule
+        return (
+            ok,
+            "needs full size",
+            (f"at quick size {at_quick}; judged at full size only: {c.needs_full_size}"),
+        )
+    return ok, "yes" if ok else "**no**", rule
+
+
+def _summary(rows: list[tuple[Claim, bool, str, str]], quick: bool) -> str:
+    held = sum(ok for _, ok, _, _ in rows)
+    line = f"Claims holding: {held} of {len(rows)}."
+    deferred = [ok for c, ok, _, _ in rows if quick and c.needs_full_size]
+    if deferred:
+        judged = [ok for c, ok, _, _ in rows if not c.needs_full_size]
+        line += (
+            f" {len(deferred)} of them can only be judged at full size (“needs full size” "
+            f"below; {sum(deferred)} of those hold at quick size); of the "
+            f"{len(judged)} judged here, {sum(judged)} hold."
+        )
+    return line
 
 
 def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: float) -> Path:
-    rows = [(c, *c.verdict()) for c in claims]
-    held = sum(ok for _, ok, _ in rows)
+    rows = [(c, *_judged(c, ctx.quick)) for c in claims]
     size = "quick" if ctx.quick else "full"
+    summary = _summary([(c, ok, shown, rule) for c, ok, shown, rule in rows], ctx.quick)
     md = [
         f"# {exp.title}",
         "",
         f"Source: {exp.source}. Size: {size}. Engine {_core.ENGINE_VERSION}. "
-        f"Wall time {seconds:.1f} s. Claims holding: {held} of {len(rows)}.",
+        f"Wall time {seconds:.1f} s. {summary}",
         "",
     ]
     if exp.description:
         md += [exp.description, ""]
     md += ["| claim | paper says | we measured | holds? | how judged |", "|---|---|---|---|---|"]
-    for c, ok, rule in rows:
-        md.append(
-            f"| {c.id} | {c.says} | {_fmt(c.measured)} {c.unit} | {'yes' if ok else '**no**'} "
-            f"| {rule} |"
-        )
+    for c, _ok, shown, rule in rows:
+        measured = f"{fmt(c.measured)} {c.unit}".strip()
+        md.append(f"| {c.id} | {c.says} | {measured} | {shown} | {rule} |")
     md.append("")
     for note in ctx.notes:
         md += [note, ""]
@@ -175,16 +268,16 @@ def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: fl
         ".no{color:#b00;font-weight:bold}</style>",
         f"<h1>{e(exp.title)}</h1>",
         f"<p>Source: {e(exp.source)}. Size: {size}. Engine {e(_core.ENGINE_VERSION)}. "
-        f"Wall time {seconds:.1f} s. Claims holding: {held} of {len(rows)}.</p>",
+        f"Wall time {seconds:.1f} s. {e(summary)}</p>",
     ]
     if exp.description:
         h.append(f"<p>{e(exp.description)}</p>")
     h.append("<table><tr><th>claim<th>paper says<th>we measured<th>holds?<th>how judged</tr>")
-    for c, ok, rule in rows:
-        cls = "" if ok else " class=no"
+    for c, ok, shown, rule in rows:
+        cls = "" if ok or shown != "**no**" else " class=no"
         h.append(
-            f"<tr><td>{e(c.id)}<td>{e(c.says)}<td>{e(_fmt(c.measured))} {e(c.unit)}"
-            f"<td{cls}>{'yes' if ok else 'no'}<td>{e(rule)}</tr>"
+            f"<tr><td>{e(c.id)}<td>{e(c.says)}<td>{e(fmt(c.measured))} {e(c.unit)}"
+            f"<td{cls}>{e(shown.strip('*'))}<td>{e(rule)}</tr>"
         )
     h.append("</table>")
     for note in ctx.notes:

@@ -96,7 +96,8 @@ def run(ctx: Context) -> list[Claim]:
 EXPERIMENT = Experiment(
     name="mm1k",
     title="M/M/1/K: the engine against queueing theory",
-    source="../shared/validation.md (queueing theory table)",
+    source="L. Kleinrock, Queueing Systems, Volume 1: Theory, Wiley, 1975, §3.6 (M/M/1/K: "
+    "P_K and L in closed form)",
     run=run,
     description="Poisson arrivals, exponential packet sizes, one DropTail port.",
 )

@@ -22,11 +22,20 @@ import pandas as pd
 
 from aqmlab import scenario as sc
 from aqmlab.plot import STYLE, HBand, HLine, VLines, draw_refs, plot_sweep
-from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most
+from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, fmt, less_than
 
 Q = "R1->R2"
 K_T = 10.0
 BUFFER = 35
+# Figs. 5-6 statistics: summary column -> header of the report's table.
+STATS = {
+    "var": "var",
+    "mean": "mean",
+    "loss": "loss",
+    "p_empty": "P(0)",
+    "p_full": "P(25<X≤35)",
+    "p_target": "P(8≤X≤12)",
+}
 
 SCHEMES = {
     "RED": {"type": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": "auto"},
@@ -146,6 +155,12 @@ PAPER_RECOVERY = {
     "ARED_Floyd": (10.0, "≈ 10 s"),
     "ARED_Feng": (15.0, "≈ 15 s"),
 }
+# Figs. 5-6 state trends over 10-100 additional flows from 100 replications per point; quick
+# size has two flow counts and 5 replications, whose 95% CIs overlap between schemes.
+FIGS56_FULL = (
+    "a trend over 10–100 additional flows, from 100 replications per point; quick size "
+    "has 2 flow counts and 5 replications, whose 95% CIs overlap between schemes"
+)
 TARGET_REFS = [HLine(K_T, f"target K_T = {K_T:g}"), HBand(K_T - 2, K_T + 2, "K_T ± 2 (Fig. 6c)")]
 
 
@@ -246,8 +261,8 @@ def run(ctx: Context) -> list[Claim]:
                 f"fig4 PSAND controls avg better than {other}",
                 "with 70 additional flows the ARED variants cannot control the average queue "
                 "(mean |avg − 10| over 60–100 s: PSAND smaller)",
-                f"PSAND {gap['PSAND']:.2f}, {other} {gap[other]:.2f}",
-                lambda _v, a=gap["PSAND"], b=gap[other]: (a < b, f"{a:.2f} < {b:.2f}"),
+                f"PSAND {fmt(gap['PSAND'])}, {other} {fmt(gap[other])}",
+                less_than("PSAND", gap["PSAND"], other, gap[other]),
             )
         )
         claims.append(
@@ -255,8 +270,8 @@ def run(ctx: Context) -> list[Claim]:
                 f"fig4 PSAND oscillates less than {other}",
                 "PSAND displays a reduced amplitude of queue oscillations (sd of the "
                 "instantaneous queue over 60–100 s)",
-                f"PSAND {sd['PSAND']:.2f}, {other} {sd[other]:.2f}",
-                lambda _v, a=sd["PSAND"], b=sd[other]: (a < b, f"{a:.2f} < {b:.2f}"),
+                f"PSAND {fmt(sd['PSAND'])}, {other} {fmt(sd[other])}",
+                less_than("PSAND", sd["PSAND"], other, sd[other]),
             )
         )
 
@@ -333,6 +348,7 @@ def run(ctx: Context) -> list[Claim]:
             "ARED variants, independently of the number of flows (fraction of points)",
             frac("var", _lt),
             at_least(1.0),
+            needs_full_size=FIGS56_FULL,
         )
     )
     claims.append(
@@ -342,6 +358,7 @@ def run(ctx: Context) -> list[Claim]:
             "compared with the others (fraction of points)",
             frac("mean", _lt),
             at_least(1.0),
+            needs_full_size=FIGS56_FULL,
         )
     )
     loss_ok = [
@@ -356,6 +373,7 @@ def run(ctx: Context) -> list[Claim]:
             "point at most 10% above the lowest of the others; fraction of points)",
             float(np.mean(loss_ok)),
             at_least(1.0),
+            needs_full_size=FIGS56_FULL,
         )
     )
     big = [n for n in ns if n >= np.median(ns)]
@@ -374,6 +392,7 @@ def run(ctx: Context) -> list[Claim]:
                 f"{says} (PSAND lowest at the larger half of the flow counts; fraction)",
                 float(np.mean(ok)),
                 at_least(1.0),
+                needs_full_size=FIGS56_FULL,
             )
         )
     ok = [
@@ -388,19 +407,20 @@ def run(ctx: Context) -> list[Claim]:
             "target is generally larger (fraction of points ≥ 1/2)",
             float(np.mean(ok)),
             at_least(0.5),
+            needs_full_size=FIGS56_FULL,
         )
     )
     lines = [
         "Figs. 5-6 means by scheme and number of additional flows:",
         "",
-        "| flows | scheme | var | mean | loss | P(0) | P(25<X≤35) | P(8≤X≤12) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| flows | scheme | " + " | ".join(STATS.values()) + " |",
+        "|---|---|" + "---|" * len(STATS),
     ]
     for _, r in s.sort_values(["flows", "variant"]).iterrows():
         lines.append(
-            f"| {int(r['flows'])} | {r['variant']} | {r['var:mean']:.2f} | {r['mean:mean']:.2f} | "
-            f"{r['loss:mean']:.4f} | {r['p_empty:mean']:.4f} | {r['p_full:mean']:.4f} | "
-            f"{r['p_target:mean']:.4f} |"
+            f"| {int(r['flows'])} | {r['variant']} | "
+            + " | ".join(fmt(r[f"{c}:mean"]) for c in [*STATS])
+            + " |"
         )
     ctx.notes.append("\n".join(lines))
     return claims
@@ -423,7 +443,8 @@ def _by_scheme(s: pd.DataFrame, col: str) -> pd.DataFrame:
 EXPERIMENT = Experiment(
     name="psand",
     title="PSAND: Dynamic Configuration of RED Parameters (Alemu, Jean-Marie 2004), Figs. 3-6",
-    source="../shared/papers/003_4f2ac398b532fb47.txt, §III",
+    source='T. Alemu, A. Jean-Marie, "Dynamic Configuration of RED Parameters", IEEE '
+    "GLOBECOM 2004, Dallas, November 2004 (HAL lirmm-00108790), §III.B",
     run=run,
     description="1.5 Mb/s / 20 ms bottleneck with a 35-packet buffer (ns-2 ARED test-suite "
     "topology), TCP SACK; RED, ARED_Feng, ARED_Floyd and PSAND with the paper's Table I. "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aqmlab import scenario as sc
 from aqmlab.plot import HLine, plot_sweep
-from aqmlab.reproduce import Claim, Context, Experiment, at_least, increasing
+from aqmlab.reproduce import Claim, Context, Experiment, at_least, fmt, increasing
 from aqmlab.sweep import summarise
 
 Q = "queue:r0->r1"
@@ -74,7 +74,7 @@ def run(ctx: Context) -> list[Claim]:
         Claim(
             "loss grows with N",
             "more flows → higher loss rate at the bottleneck",
-            ", ".join(f"{x:.4f}" for x in losses),
+            ", ".join(fmt(x) for x in losses),
             increasing(losses),
         )
     )
@@ -112,7 +112,9 @@ def run(ctx: Context) -> list[Claim]:
 EXPERIMENT = Experiment(
     name="tcp_dumbbell",
     title="TCP dumbbell: fairness, utilisation and loss against the number of flows",
-    source="../shared/validation.md (TCP); Jain et al. fairness index",
+    source='R. Jain, D.-M. Chiu, W. R. Hawe, "A Quantitative Measure of Fairness and '
+    'Discrimination for Resource Allocation in Shared Computer Systems", DEC Research Report '
+    "TR-301, 1984 (the fairness index)",
     run=run,
     description="N NewReno bulk flows, 10 Mb/s / 20 ms bottleneck, 50-packet DropTail, "
     "48 ms base RTT, staggered starts.",

@@ -42,7 +42,7 @@ def test_a_claim_that_does_not_hold_is_reported_as_such(tmp_path):
     )
     assert "| bound | y ≥ 3 | 2 | **no** | 2, needs ≥ 3 |" in md
     html = (tmp_path / "report.html").read_text()
-    assert "<td class=no>no" in html
+    assert '<td class="no"><strong>no</strong></td>' in html
 
 
 def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):

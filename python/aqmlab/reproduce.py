@@ -235,7 +235,50 @@ def _summary(rows: list[tuple[Claim, bool, str, str]], quick: bool) -> str:
     return line
 
 
+def _cell(text: str) -> str:
+    """Text as one Markdown table cell: a literal "|" (as in |mean - 20|) would end it."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+# The report's look in a browser: readable tables (the claims table is wide), verdicts in
+# colour, figures within the page width.
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.45;color:#222;
+ max-width:78em;margin:2em auto;padding:0 1.5em}
+h1{font-size:1.6em;line-height:1.25}
+table{border-collapse:collapse;margin:1em 0;font-size:.88em;display:block;overflow-x:auto}
+th,td{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
+th{background:#f0f0f0}
+tr:nth-child(even) td{background:#fafafa}
+td.no{color:#b00;font-weight:bold}
+td.defer{color:#855d00;font-style:italic;white-space:nowrap}
+td.yes{color:#276b2e}
+img{max-width:100%;height:auto;display:block;margin:1.5em 0 .3em}
+"""
+
+# Verdict cells of the claims table -> a class for CSS, by their exact Markdown text.
+_VERDICT_CLASS = {"**no**": "no", "needs full size": "defer", "yes": "yes"}
+
+
+def render_html(md_text: str, title: str) -> str:
+    """report.md as a standalone HTML page (CommonMark with tables; raw HTML in the
+    Markdown is escaped, not passed through)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = md.parse(md_text)
+    for tok, nxt in itertools.pairwise(tokens):
+        if tok.type == "td_open" and nxt.type == "inline" and nxt.content in _VERDICT_CLASS:
+            tok.attrSet("class", _VERDICT_CLASS[nxt.content])
+    body = md.renderer.render(tokens, md.options, {})
+    return (
+        f"<!doctype html>\n<html lang=en>\n<meta charset=utf-8>\n<title>{html.escape(title)}"
+        f"</title>\n<style>{CSS}</style>\n<body>\n{body}</body>\n</html>\n"
+    )
+
+
 def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: float) -> Path:
+    """report.md, and report.html rendered from it: one source, two outputs."""
     rows = [(c, *_judged(c, ctx.quick)) for c in claims]
     size = "quick" if ctx.quick else "full"
     summary = _summary([(c, ok, shown, rule) for c, ok, shown, rule in rows], ctx.quick)
@@ -251,43 +294,16 @@ def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: fl
     md += ["| claim | paper says | we measured | holds? | how judged |", "|---|---|---|---|---|"]
     for c, _ok, shown, rule in rows:
         measured = f"{fmt(c.measured)} {c.unit}".strip()
-        md.append(f"| {c.id} | {c.says} | {measured} | {shown} | {rule} |")
+        cells = [_cell(x) for x in (c.id, c.says, measured, shown, rule)]
+        md.append("| " + " | ".join(cells) + " |")
     md.append("")
     for note in ctx.notes:
         md += [note, ""]
     for caption, path in ctx.figures:
         md += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
-    (ctx.out / "report.md").write_text("\n".join(md), "utf-8")
-
-    e = html.escape
-    h = [
-        "<!doctype html><meta charset=utf-8>",
-        f"<title>{e(exp.title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}"
-        ".no{color:#b00;font-weight:bold}</style>",
-        f"<h1>{e(exp.title)}</h1>",
-        f"<p>Source: {e(exp.source)}. Size: {size}. Engine {e(_core.ENGINE_VERSION)}. "
-        f"Wall time {seconds:.1f} s. {e(summary)}</p>",
-    ]
-    if exp.description:
-        h.append(f"<p>{e(exp.description)}</p>")
-    h.append("<table><tr><th>claim<th>paper says<th>we measured<th>holds?<th>how judged</tr>")
-    for c, ok, shown, rule in rows:
-        cls = "" if ok or shown != "**no**" else " class=no"
-        h.append(
-            f"<tr><td>{e(c.id)}<td>{e(c.says)}<td>{e(fmt(c.measured))} {e(c.unit)}"
-            f"<td{cls}>{e(shown.strip('*'))}<td>{e(rule)}</tr>"
-        )
-    h.append("</table>")
-    for note in ctx.notes:
-        h.append(f"<p>{e(note)}</p>")
-    for caption, path in ctx.figures:
-        h.append(
-            f"<figure><img src='{e(path.name)}' width=640><figcaption>{e(caption)}"
-            "</figcaption></figure>"
-        )
-    (ctx.out / "report.html").write_text("\n".join(h), "utf-8")
+    text = "\n".join(md)
+    (ctx.out / "report.md").write_text(text, "utf-8")
+    (ctx.out / "report.html").write_text(render_html(text, exp.title), "utf-8")
     return ctx.out / "report.md"
 
 

@@ -414,7 +414,7 @@ def run(ctx: Context) -> list[Claim]:
         "Figs. 5-6 means by scheme and number of additional flows:",
         "",
         "| flows | scheme | " + " | ".join(STATS.values()) + " |",
-        "|---|---|" + "---|" * len(STATS),
+        "|---:|---|" + "---:|" * len(STATS),  # numbers right-aligned
     ]
     for _, r in s.sort_values(["flows", "variant"]).iterrows():
         lines.append(

@@ -135,7 +135,7 @@ def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_
 
 def _table(ctx: Context, title: str, res: dict, cols: list[str]) -> None:
     lines = [f"{title}", "", "| scheme | users | " + " | ".join(cols) + " |"]
-    lines.append("|---|---|" + "---|" * len(cols))
+    lines.append("|---|---:|" + "---:|" * len(cols))  # numbers right-aligned
     for label, df in res.items():
         for _, r in df.iterrows():
             vals = " | ".join(fmt(r[c]) for c in cols)

@@ -155,6 +155,81 @@ def increasing(values: list[float]):
     return check
 
 
+class ReproductionProgress:
+    """One progress bar for a whole reproduction (phase, runs done/total, ETA), fed by all
+    of its sweeps through the ``ProgressSink`` protocol of ``aqmlab.sweep``:
+    ``start(total, reused)`` once per sweep before its runs, ``advance(n)``, ``stop()``.
+
+    The bar's total grows as each sweep starts (a reproduction's later sweeps are not known
+    before its earlier ones finish), so the ETA covers the sweeps started so far. Runs found
+    in the results store are not counted; each sweep that reuses some says so once."""
+
+    def __init__(self, name: str, console: Any = None):
+        self.name = name
+        self.phase = ""
+        self._console = console
+        self._progress: Any = None
+        self._task: Any = None
+        self._total = 0
+
+    @property
+    def description(self) -> str:
+        return f"{self.name}: {self.phase}" if self.phase else self.name
+
+    def start(self, total: int, reused: int) -> None:
+        if self._progress is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("runs"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=self._console or Console(stderr=True),
+            )
+            self._progress.start()
+            self._task = self._progress.add_task(self.description, total=0)
+        self._total += total
+        self._progress.update(self._task, total=self._total, description=self.description)
+        if reused > 0:
+            self._progress.console.print(
+                f"{self.description}: reusing {reused} runs from the store"
+            )
+
+    def advance(self, n: int = 1) -> None:
+        self._progress.advance(self._task, n)
+
+    def stop(self) -> None:
+        """The end of one sweep; the bar stays for the reproduction's next one."""
+        if self._progress is not None:
+            self._progress.refresh()
+
+    def close(self) -> None:
+        """The end of the reproduction: the bar's last state stays on the terminal."""
+        if self._progress is not None and self._progress.live.is_started:
+            self._progress.update(self._task, description=f"{self.name}: done")
+            self._progress.stop()
+
+    @property
+    def completed(self) -> tuple[int, int]:
+        """(runs done, runs to compute) so far."""
+        if self._progress is None:
+            return 0, 0
+        task = self._progress.tasks[0]
+        return int(task.completed), int(task.total or 0)
+
+
 @dataclass
 class Context:
     out: Path
@@ -163,17 +238,24 @@ class Context:
     progress: bool
     figures: list[tuple[str, Path]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The reproduction-wide progress bar that every sweep of this experiment feeds.
+    sink: ReproductionProgress | None = None
 
     @property
     def db(self) -> Path:
         """This experiment's results store (one per size)."""
         return self.out / ("quick.db" if self.quick else "full.db")
 
-    def sweep(self, base, grid=None, **kw):
-        """A sweep whose runs go to this experiment's results store (resumable)."""
+    def sweep(self, base, grid=None, *, phase: str, **kw):
+        """A sweep whose runs go to this experiment's results store (resumable); ``phase``
+        names it on the reproduction's progress bar ("Fig. 2 (wired)")."""
         from aqmlab.sweep import sweep
 
-        return sweep(base, grid, db=self.db, workers=self.workers, progress=self.progress, **kw)
+        progress: bool | ReproductionProgress = self.progress
+        if self.progress and self.sink is not None:
+            self.sink.phase = phase
+            progress = self.sink
+        return sweep(base, grid, db=self.db, workers=self.workers, progress=progress, **kw)
 
     def timeseries(self, key: str):
         """The time series of one run of this experiment's sweeps (``SweepResult.keys``)."""
@@ -326,10 +408,15 @@ def reproduce(
     done = {}
     for n in names:
         exp = reg[n]
-        ctx = Context(out=Path(out) / n, quick=quick, workers=workers, progress=progress)
+        sink = ReproductionProgress(n) if progress else None
+        ctx = Context(out=Path(out) / n, quick=quick, workers=workers, progress=progress, sink=sink)
         ctx.out.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        claims = exp.run(ctx)
+        try:
+            claims = exp.run(ctx)
+        finally:
+            if sink is not None:
+                sink.close()
         path = write_report(exp, ctx, claims, time.perf_counter() - t0)
         held = sum(c.verdict()[0] for c in claims)
         done[n] = (held, len(claims), path)

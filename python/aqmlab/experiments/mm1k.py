@@ -46,6 +46,7 @@ def run(ctx: Context) -> list[Claim]:
             "links[0].queue.limit_pkts": [k - 1 for _, k in ROWS],
         },
         runs=runs,
+        phase="M/M/1/K, 4 (load, K) rows",
     )
     r = res.runs.copy()
     r["rho"] = r["flows[0].pkt_rate"] / 1000.0

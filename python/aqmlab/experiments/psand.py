@@ -130,7 +130,13 @@ def occupancy(res) -> dict[str, float]:
 
 def _dynamics(ctx: Context, extra: int) -> dict[str, pd.DataFrame]:
     """Figs. 3-4: one 100 s run per scheme, ``extra`` flows from 50 s."""
-    res = ctx.sweep(base(extra, 50.0, "100s", "0s", "100ms"), variants=variants(), runs=1)
+    fig = {20: "Fig. 3", 70: "Fig. 4"}.get(extra, "dynamics")
+    res = ctx.sweep(
+        base(extra, 50.0, "100s", "0s", "100ms"),
+        variants=variants(),
+        runs=1,
+        phase=f"{fig}: {extra} flows at 50 s",
+    )
     out = {}
     for name, key in zip(res.runs["variant"], res.keys, strict=True):
         ts = ctx.timeseries(key)
@@ -285,6 +291,7 @@ def run(ctx: Context) -> list[Claim]:
             runs=runs,
             extra=occupancy,
             timeseries=False,
+            phase=f"Figs. 5-6: {n} flows",
         )
         r = res.runs.copy()
         r["flows"] = n

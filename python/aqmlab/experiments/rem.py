@@ -118,7 +118,7 @@ def _overflow_in(q: pd.DataFrame, t0: float, t1: float) -> float:
 
 def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_pps, tag):
     runs = 1
-    res = ctx.sweep(base, variants=variants, runs=runs)
+    res = ctx.sweep(base, variants=variants, runs=runs, phase=tag)
     per: dict[str, list[pd.DataFrame]] = {label: [] for label in variants}
     cum = {}
     # Exactly this sweep's runs, by key: a store may hold runs of older scenarios too.

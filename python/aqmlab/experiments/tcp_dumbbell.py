@@ -41,7 +41,9 @@ def run(ctx: Context) -> list[Claim]:
     ns, duration, runs = ([2, 4, 8], "60s", 3) if ctx.quick else ([2, 4, 8, 16, 32], "300s", 10)
     frames = []
     for n in ns:
-        r = ctx.sweep(base(n, duration), {"simulation.seed": [1]}, runs=runs).runs.copy()
+        r = ctx.sweep(
+            base(n, duration), {"simulation.seed": [1]}, runs=runs, phase=f"N = {n} flows"
+        ).runs.copy()
         g = r[[f"flow:f{i}:goodput_bps" for i in range(n)]].to_numpy()
         r["flows"] = n
         r["jain"] = g.sum(axis=1) ** 2 / (n * (g**2).sum(axis=1))

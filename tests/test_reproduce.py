@@ -1,5 +1,7 @@
 """aqmlab reproduce: the registry, computed claims, and the reports."""
 
+import re
+
 import pytest
 
 from aqmlab.cli import main
@@ -8,6 +10,11 @@ from aqmlab.reproduce import (
     Context,
     Experiment,
     at_least,
+    at_most,
+    fmt,
+    increasing,
+    judge,
+    less_than,
     registry,
     within,
     write_report,
@@ -28,11 +35,14 @@ def test_a_claim_that_does_not_hold_is_reported_as_such(tmp_path):
     exp = Experiment("t", "T", "test", run=lambda c: claims)
     md = write_report(exp, ctx, claims, 0.0).read_text()
     assert "Claims holding: 1 of 3." in md
-    assert "| right | x = 1 | 1.004  | yes |" in md
-    assert "| wrong | x = 1 | 1.2  | **no** |" in md
-    assert "2 ≥ 3" in md
+    assert "| right | x = 1 | 1.004 | yes | holds: 1.004 within 1 ± 1% (off by 0.004) |" in md
+    assert (
+        "| wrong | x = 1 | 1.2 | **no** | 1.2 (off by 0.2), needs 1 ± 1% (off by at most 0.01) |"
+        in md
+    )
+    assert "| bound | y ≥ 3 | 2 | **no** | 2, needs ≥ 3 |" in md
     html = (tmp_path / "report.html").read_text()
-    assert "<td class=no>no" in html
+    assert '<td class="no"><strong>no</strong></td>' in html
 
 
 def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
@@ -73,9 +83,122 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
     assert "could not be checked" not in md
     for f in figures:
         assert (tmp_path / name / f).stat().st_size > 10_000
+    rows = {
+        line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("| fig")
+    }
     if name == "rem":
-        rows = {
-            line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("| fig")
-        }
         assert "| yes |" in rows["fig2 REM drop loss ≈ DropTail"]
         assert "| yes |" in rows["fig3 REM above RED(10:30)"]
+        # Equilibrium claims and the paper's 20-100-user ranges are not judged at quick size.
+        assert "| needs full size | at quick size 1" in rows["fig2 REM drop queue near b*"]
+        assert "| needs full size | at quick size it holds (ends 0." in rows["fig3 ECN range"]
+        assert "Source: S. Athuraliya, V. H. Li, S. H. Low, Q. Yin, " in md
+    else:
+        assert "| needs full size |" in rows["fig5a variance"]
+        assert "| needs full size |" not in rows["fig3 PSAND recovery < 5 s"]
+        assert 'Source: T. Alemu, A. Jean-Marie, "Dynamic Configuration of RED Parameters"' in md
+
+
+def _hand_written_spearman(x):
+    """The rank correlation rem.py computed by hand before it used scipy (reference)."""
+    import numpy as np
+    import pandas as pd
+
+    r = pd.Series(x).rank().to_numpy()
+    i = np.arange(len(x), dtype=float)
+    return float(np.corrcoef(i, r)[0, 1]) if len(x) > 1 else float("nan")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::UserWarning")
+def test_rem_spearman_from_scipy_equals_the_former_hand_written_one():
+    import math
+
+    import numpy as np
+
+    from aqmlab.experiments.rem import _spearman
+
+    assert _spearman([28.2, 33.6, 41.4, 46.8]) == 1.0
+    assert _spearman([4.0, 3.0, 2.0, 1.0]) == -1.0
+    assert _spearman([1.0, 2.0, 2.0, 3.0]) == 0.9486832980505139  # 3/√10, tie averaged
+    assert _spearman([26.81, 34.85, 28.56, 26.41, 30, 31, 29, 40]) == 0.4761904761904762
+    assert math.isnan(_spearman([5.0]))
+    assert math.isnan(_spearman([1.0, float("nan"), 3.0]))
+    rng = np.random.default_rng(9)
+    for n in range(2, 12):
+        for _ in range(20):
+            x = list(rng.integers(0, 5, n).astype(float))  # many ties
+            a, b = _spearman(x), _hand_written_spearman(x)
+            # Both are Pearson's r of average ranks; only the summation order differs, so
+            # the last bit may (1e-16): far below the 4 digits shown and the 0.8 threshold.
+            assert a == pytest.approx(b, rel=0, abs=1e-15) or (math.isnan(a) and math.isnan(b)), x
+
+
+def test_numbers_in_reports_have_four_significant_digits_and_integers_stay_integers():
+    assert fmt(14.8537) == "14.85"
+    assert fmt(0.0120074) == "0.01201"
+    assert fmt(0.333333) == "0.3333"
+    assert fmt(1.0) == "1"
+    assert fmt(1692.0) == "1692"
+    assert fmt(7) == "7"
+    assert fmt(123456.7) == "123457"
+    assert fmt(0.00001234) == "1.234e-05"
+    assert fmt(float("inf")) == "∞"
+    assert fmt("55-98%") == "55-98%"
+
+
+def test_a_failed_rule_reads_as_the_condition_that_was_not_met():
+    assert at_most(10.0)(14.8537) == (False, "14.85, needs ≤ 10")
+    assert at_most(10.0)(8.2) == (True, "holds: 8.2 ≤ 10")
+    assert at_least(5.0)(8.2) == (True, "holds: 8.2 ≥ 5")
+    assert at_least(1.0)(0.333333) == (False, "0.3333, needs ≥ 1")
+    assert within(0.0122401, rel=0.3)(0.0052473) == (
+        False,
+        "0.005247 (off by 0.006993), needs 0.01224 ± 30% (off by at most 0.003672)",
+    )
+    assert within(2.0, abs_=0.5)(2.25) == (True, "holds: 2.25 within 2 ± 0.5 (off by 0.25)")
+    assert increasing([0.001, 0.003, 0.002])(None) == (
+        False,
+        "0.001, 0.003, 0.002, needs each above the previous (0.003 → 0.002 does not rise)",
+    )
+    assert increasing([0.001, 0.002])(None) == (True, "holds: strictly increasing: 0.001 < 0.002")
+    assert less_than("PSAND", 1.848, "ARED_Feng", 1.69)(None) == (
+        False,
+        "PSAND 1.848 vs ARED_Feng 1.69, needs PSAND < ARED_Feng",
+    )
+    assert judge(False, value="", needs="A > B", holds="3 > 2") == (False, "needs A > B")
+
+
+def test_a_quick_report_shows_which_claims_need_full_size_and_a_full_one_judges_them(tmp_path):
+    claims = [
+        Claim("settles", "queue near 20", 14.85, at_most(10.0), needs_full_size="50 s periods"),
+        Claim("held", "x ≥ 3", 4.0, at_least(3.0), needs_full_size="100 replications"),
+        Claim("plain", "y ≥ 3", 2.0, at_least(3.0)),
+    ]
+    exp = Experiment("t", "T", 'A. Author, "Title", Venue, 2001', run=lambda c: claims)
+    quick = Context(out=tmp_path, quick=True, workers=1, progress=False)
+    md = write_report(exp, quick, claims, 0.0).read_text()
+    assert (
+        "| settles | queue near 20 | 14.85 | needs full size | at quick size 14.85, needs ≤ 10; "
+        "judged at full size only: 50 s periods |" in md
+    )
+    assert (
+        "| held | x ≥ 3 | 4 | needs full size | at quick size it holds (4 ≥ 3); "
+        "judged at full size only: 100 replications |" in md
+    )
+    assert "| plain | y ≥ 3 | 2 | **no** | 2, needs ≥ 3 |" in md
+    assert (
+        "Claims holding: 1 of 3. 2 of them can only be judged at full size (“needs full size” "
+        "below; 1 of those hold at quick size); of the 1 judged here, 0 hold." in md
+    )
+    full = Context(out=tmp_path, quick=False, workers=1, progress=False)
+    md = write_report(exp, full, claims, 0.0).read_text()
+    assert "| settles | queue near 20 | 14.85 | **no** | 14.85, needs ≤ 10 |" in md
+    assert "needs full size" not in md
+    assert "Claims holding: 1 of 3.\n" in md
+
+
+def test_every_reproduction_cites_its_source_not_a_path():
+    for name, exp in registry().items():
+        assert "../" not in exp.source and ".txt" not in exp.source, name
+        assert re.search(r"\b(19|20)\d\d\b", exp.source), name  # a year
+        assert "," in exp.source.split("(")[0], name  # authors, title, venue

@@ -15,6 +15,7 @@ import html
 import importlib
 import itertools
 import math
+import numbers
 import pkgutil
 import time
 from collections.abc import Callable
@@ -28,13 +29,18 @@ from aqmlab import _core
 @dataclass
 class Claim:
     """A checkable statement: ``says`` (the source's words or number), the ``measured``
-    value and how it is compared. ``check`` returns (holds, how it was judged)."""
+    value and how it is compared. ``check`` returns (holds, how it was judged).
+
+    ``needs_full_size``: why the claim cannot be judged at quick size (too few
+    replications, periods or users for what it states); a quick-size report then shows
+    "needs full size" instead of a verdict. Empty: judged at every size."""
 
     id: str
     says: str
     measured: float | str
     check: Callable[[Any], tuple[bool, str]]
     unit: str = ""
+    needs_full_size: str = ""
 
     def verdict(self) -> tuple[bool, str]:
         try:
@@ -43,30 +49,91 @@ class Claim:
             return False, f"could not be checked: {e}"
 
 
+def fmt(v: Any) -> str:
+    """A number as a report shows it: 4 significant digits, integral values as integers,
+    no exponent between 1e-4 and 1e4 (above, whole numbers)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return str(v)
+    x = float(v)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    if abs(x) >= 1e4:
+        return f"{x:.0f}"
+    if abs(x) < 1e-4:
+        return f"{x:.3e}"
+    return f"{x:.4g}"
+
+
+def judge(ok: bool, *, value: str, needs: str, holds: str) -> tuple[bool, str]:
+    """A verdict worded so that a failure reads as the condition that was not met:
+    "14.85, needs ≤ 10" or, when it holds, "holds: 8.2 ≥ 5". For custom checks."""
+    ok = bool(ok)
+    if ok:
+        return ok, f"holds: {holds}"
+    return ok, f"{value}, needs {needs}" if value else f"needs {needs}"
+
+
+def _pct(rel: float) -> str:
+    return f"{100 * rel:g}%"
+
+
 def within(target: float, rel: float | None = None, abs_: float | None = None):
     """Holds when |measured - target| ≤ rel·|target| (or ≤ abs_)."""
+    if rel is None and abs_ is None:
+        raise ValueError("within() needs rel or abs_")
 
     def check(v: float) -> tuple[bool, str]:
         tol = rel * abs(target) if rel is not None else abs_
-        if tol is None:
-            raise ValueError("within() needs rel or abs_")
         err = abs(float(v) - target)
-        rule = f"|{float(v):.6g} - {target:.6g}| = {err:.3g} ≤ {tol:.3g}"
-        return bool(err <= tol and math.isfinite(err)), rule
+        band = f"{fmt(target)} ± {_pct(rel) if rel is not None else fmt(abs_)}"
+        return judge(
+            err <= tol and math.isfinite(err),
+            value=f"{fmt(v)} (off by {fmt(err)})",
+            needs=f"{band} (off by at most {fmt(tol)})",
+            holds=f"{fmt(v)} within {band} (off by {fmt(err)})",
+        )
 
     return check
 
 
 def at_least(bound: float):
     def check(v: float) -> tuple[bool, str]:
-        return bool(float(v) >= bound), f"{float(v):.6g} ≥ {bound:.6g}"
+        return judge(
+            float(v) >= bound,
+            value=fmt(v),
+            needs=f"≥ {fmt(bound)}",
+            holds=f"{fmt(v)} ≥ {fmt(bound)}",
+        )
 
     return check
 
 
 def at_most(bound: float):
     def check(v: float) -> tuple[bool, str]:
-        return bool(float(v) <= bound), f"{float(v):.6g} ≤ {bound:.6g}"
+        return judge(
+            float(v) <= bound,
+            value=fmt(v),
+            needs=f"≤ {fmt(bound)}",
+            holds=f"{fmt(v)} ≤ {fmt(bound)}",
+        )
+
+    return check
+
+
+def less_than(a_label: str, a: float, b_label: str, b: float):
+    """For claims comparing two measured values: holds when a < b."""
+
+    def check(_: Any) -> tuple[bool, str]:
+        return judge(
+            a < b,
+            value=f"{a_label} {fmt(a)} vs {b_label} {fmt(b)}",
+            needs=f"{a_label} < {b_label}",
+            holds=f"{a_label} {fmt(a)} < {b_label} {fmt(b)}",
+        )
 
     return check
 
@@ -75,10 +142,92 @@ def increasing(values: list[float]):
     """For claims whose measured value is a sequence that must grow."""
 
     def check(_: Any) -> tuple[bool, str]:
-        ok = all(b > a for a, b in itertools.pairwise(values))
-        return ok, "strictly increasing" if ok else "not strictly increasing"
+        falls = [(a, b) for a, b in itertools.pairwise(values) if not b > a]
+        shown = " < ".join(fmt(x) for x in values)
+        return judge(
+            not falls,
+            value=", ".join(fmt(x) for x in values),
+            needs="each above the previous"
+            + (f" ({fmt(falls[0][0])} → {fmt(falls[0][1])} does not rise)" if falls else ""),
+            holds=f"strictly increasing: {shown}",
+        )
 
     return check
+
+
+class ReproductionProgress:
+    """One progress bar for a whole reproduction (phase, runs done/total, ETA), fed by all
+    of its sweeps through the ``ProgressSink`` protocol of ``aqmlab.sweep``:
+    ``start(total, reused)`` once per sweep before its runs, ``advance(n)``, ``stop()``.
+
+    The bar's total grows as each sweep starts (a reproduction's later sweeps are not known
+    before its earlier ones finish), so the ETA covers the sweeps started so far. Runs found
+    in the results store are not counted; each sweep that reuses some says so once."""
+
+    def __init__(self, name: str, console: Any = None):
+        self.name = name
+        self.phase = ""
+        self._console = console
+        self._progress: Any = None
+        self._task: Any = None
+        self._total = 0
+
+    @property
+    def description(self) -> str:
+        return f"{self.name}: {self.phase}" if self.phase else self.name
+
+    def start(self, total: int, reused: int) -> None:
+        if self._progress is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("runs"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=self._console or Console(stderr=True),
+            )
+            self._progress.start()
+            self._task = self._progress.add_task(self.description, total=0)
+        self._total += total
+        self._progress.update(self._task, total=self._total, description=self.description)
+        if reused > 0:
+            self._progress.console.print(
+                f"{self.description}: reusing {reused} runs from the store"
+            )
+
+    def advance(self, n: int = 1) -> None:
+        self._progress.advance(self._task, n)
+
+    def stop(self) -> None:
+        """The end of one sweep; the bar stays for the reproduction's next one."""
+        if self._progress is not None:
+            self._progress.refresh()
+
+    def close(self) -> None:
+        """The end of the reproduction: the bar's last state stays on the terminal."""
+        if self._progress is not None and self._progress.live.is_started:
+            self._progress.update(self._task, description=f"{self.name}: done")
+            self._progress.stop()
+
+    @property
+    def completed(self) -> tuple[int, int]:
+        """(runs done, runs to compute) so far."""
+        if self._progress is None:
+            return 0, 0
+        task = self._progress.tasks[0]
+        return int(task.completed), int(task.total or 0)
 
 
 @dataclass
@@ -89,17 +238,24 @@ class Context:
     progress: bool
     figures: list[tuple[str, Path]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The reproduction-wide progress bar that every sweep of this experiment feeds.
+    sink: ReproductionProgress | None = None
 
     @property
     def db(self) -> Path:
         """This experiment's results store (one per size)."""
         return self.out / ("quick.db" if self.quick else "full.db")
 
-    def sweep(self, base, grid=None, **kw):
-        """A sweep whose runs go to this experiment's results store (resumable)."""
+    def sweep(self, base, grid=None, *, phase: str, **kw):
+        """A sweep whose runs go to this experiment's results store (resumable); ``phase``
+        names it on the reproduction's progress bar ("Fig. 2 (wired)")."""
         from aqmlab.sweep import sweep
 
-        return sweep(base, grid, db=self.db, workers=self.workers, progress=self.progress, **kw)
+        progress: bool | ReproductionProgress = self.progress
+        if self.progress and self.sink is not None:
+            self.sink.phase = phase
+            progress = self.sink
+        return sweep(base, grid, db=self.db, workers=self.workers, progress=progress, **kw)
 
     def timeseries(self, key: str):
         """The time series of one run of this experiment's sweeps (``SweepResult.keys``)."""
@@ -134,67 +290,102 @@ def registry() -> dict[str, Experiment]:
     return dict(sorted(found.items()))
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
+def _judged(c: Claim, quick: bool) -> tuple[bool, str, str]:
+    """(holds, verdict shown, how judged) of a claim in a report of this size."""
+    ok, rule = c.verdict()
+    if quick and c.needs_full_size:
+        at_quick = f"it holds ({rule.removeprefix('holds: ')})" if ok else rule
+        return (
+            ok,
+            "needs full size",
+            (f"at quick size {at_quick}; judged at full size only: {c.needs_full_size}"),
+        )
+    return ok, "yes" if ok else "**no**", rule
+
+
+def _summary(rows: list[tuple[Claim, bool, str, str]], quick: bool) -> str:
+    held = sum(ok for _, ok, _, _ in rows)
+    line = f"Claims holding: {held} of {len(rows)}."
+    deferred = [ok for c, ok, _, _ in rows if quick and c.needs_full_size]
+    if deferred:
+        judged = [ok for c, ok, _, _ in rows if not c.needs_full_size]
+        line += (
+            f" {len(deferred)} of them can only be judged at full size (“needs full size” "
+            f"below; {sum(deferred)} of those hold at quick size); of the "
+            f"{len(judged)} judged here, {sum(judged)} hold."
+        )
+    return line
+
+
+def _cell(text: str) -> str:
+    """Text as one Markdown table cell: a literal "|" (as in |mean - 20|) would end it."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+# The report's look in a browser: readable tables (the claims table is wide), verdicts in
+# colour, figures within the page width.
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.45;color:#222;
+ max-width:78em;margin:2em auto;padding:0 1.5em}
+h1{font-size:1.6em;line-height:1.25}
+table{border-collapse:collapse;margin:1em 0;font-size:.88em;display:block;overflow-x:auto}
+th,td{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
+th{background:#f0f0f0}
+tr:nth-child(even) td{background:#fafafa}
+td.no{color:#b00;font-weight:bold}
+td.defer{color:#855d00;font-style:italic;white-space:nowrap}
+td.yes{color:#276b2e}
+img{max-width:100%;height:auto;display:block;margin:1.5em 0 .3em}
+"""
+
+# Verdict cells of the claims table -> a class for CSS, by their exact Markdown text.
+_VERDICT_CLASS = {"**no**": "no", "needs full size": "defer", "yes": "yes"}
+
+
+def render_html(md_text: str, title: str) -> str:
+    """report.md as a standalone HTML page (CommonMark with tables; raw HTML in the
+    Markdown is escaped, not passed through)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = md.parse(md_text)
+    for tok, nxt in itertools.pairwise(tokens):
+        if tok.type == "td_open" and nxt.type == "inline" and nxt.content in _VERDICT_CLASS:
+            tok.attrSet("class", _VERDICT_CLASS[nxt.content])
+    body = md.renderer.render(tokens, md.options, {})
+    return (
+        f"<!doctype html>\n<html lang=en>\n<meta charset=utf-8>\n<title>{html.escape(title)}"
+        f"</title>\n<style>{CSS}</style>\n<body>\n{body}</body>\n</html>\n"
+    )
 
 
 def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: float) -> Path:
-    rows = [(c, *c.verdict()) for c in claims]
-    held = sum(ok for _, ok, _ in rows)
+    """report.md, and report.html rendered from it: one source, two outputs."""
+    rows = [(c, *_judged(c, ctx.quick)) for c in claims]
     size = "quick" if ctx.quick else "full"
+    summary = _summary([(c, ok, shown, rule) for c, ok, shown, rule in rows], ctx.quick)
     md = [
         f"# {exp.title}",
         "",
         f"Source: {exp.source}. Size: {size}. Engine {_core.ENGINE_VERSION}. "
-        f"Wall time {seconds:.1f} s. Claims holding: {held} of {len(rows)}.",
+        f"Wall time {seconds:.1f} s. {summary}",
         "",
     ]
     if exp.description:
         md += [exp.description, ""]
     md += ["| claim | paper says | we measured | holds? | how judged |", "|---|---|---|---|---|"]
-    for c, ok, rule in rows:
-        md.append(
-            f"| {c.id} | {c.says} | {_fmt(c.measured)} {c.unit} | {'yes' if ok else '**no**'} "
-            f"| {rule} |"
-        )
+    for c, _ok, shown, rule in rows:
+        measured = f"{fmt(c.measured)} {c.unit}".strip()
+        cells = [_cell(x) for x in (c.id, c.says, measured, shown, rule)]
+        md.append("| " + " | ".join(cells) + " |")
     md.append("")
     for note in ctx.notes:
         md += [note, ""]
     for caption, path in ctx.figures:
         md += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
-    (ctx.out / "report.md").write_text("\n".join(md), "utf-8")
-
-    e = html.escape
-    h = [
-        "<!doctype html><meta charset=utf-8>",
-        f"<title>{e(exp.title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}"
-        ".no{color:#b00;font-weight:bold}</style>",
-        f"<h1>{e(exp.title)}</h1>",
-        f"<p>Source: {e(exp.source)}. Size: {size}. Engine {e(_core.ENGINE_VERSION)}. "
-        f"Wall time {seconds:.1f} s. Claims holding: {held} of {len(rows)}.</p>",
-    ]
-    if exp.description:
-        h.append(f"<p>{e(exp.description)}</p>")
-    h.append("<table><tr><th>claim<th>paper says<th>we measured<th>holds?<th>how judged</tr>")
-    for c, ok, rule in rows:
-        cls = "" if ok else " class=no"
-        h.append(
-            f"<tr><td>{e(c.id)}<td>{e(c.says)}<td>{e(_fmt(c.measured))} {e(c.unit)}"
-            f"<td{cls}>{'yes' if ok else 'no'}<td>{e(rule)}</tr>"
-        )
-    h.append("</table>")
-    for note in ctx.notes:
-        h.append(f"<p>{e(note)}</p>")
-    for caption, path in ctx.figures:
-        h.append(
-            f"<figure><img src='{e(path.name)}' width=640><figcaption>{e(caption)}"
-            "</figcaption></figure>"
-        )
-    (ctx.out / "report.html").write_text("\n".join(h), "utf-8")
+    text = "\n".join(md)
+    (ctx.out / "report.md").write_text(text, "utf-8")
+    (ctx.out / "report.html").write_text(render_html(text, exp.title), "utf-8")
     return ctx.out / "report.md"
 
 
@@ -217,10 +408,15 @@ def reproduce(
     done = {}
     for n in names:
         exp = reg[n]
-        ctx = Context(out=Path(out) / n, quick=quick, workers=workers, progress=progress)
+        sink = ReproductionProgress(n) if progress else None
+        ctx = Context(out=Path(out) / n, quick=quick, workers=workers, progress=progress, sink=sink)
         ctx.out.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        claims = exp.run(ctx)
+        try:
+            claims = exp.run(ctx)
+        finally:
+            if sink is not None:
+                sink.close()
         path = write_report(exp, ctx, claims, time.perf_counter() - t0)
         held = sum(c.verdict()[0] for c in claims)
         done[n] = (held, len(claims), path)

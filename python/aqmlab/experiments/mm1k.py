@@ -46,6 +46,7 @@ def run(ctx: Context) -> list[Claim]:
             "links[0].queue.limit_pkts": [k - 1 for _, k in ROWS],
         },
         runs=runs,
+        phase="M/M/1/K, 4 (load, K) rows",
     )
     r = res.runs.copy()
     r["rho"] = r["flows[0].pkt_rate"] / 1000.0
@@ -86,6 +87,8 @@ def run(ctx: Context) -> list[Claim]:
         ylabel="mean number in system L",
         title="M/M/1/K, K = 5 at ρ = 0.5 and K = 10 otherwise",
         analytic=([r for r, _ in ROWS], [analytic(r, k)[1] for r, k in ROWS], "M/M/1/K formula"),
+        bounds=(0, None),
+        yspan=(0, None),
     )
     ctx.figure("Mean number in system against load, simulated and analytic", ctx.out / "mm1k_L.png")
     return claims
@@ -94,7 +97,8 @@ def run(ctx: Context) -> list[Claim]:
 EXPERIMENT = Experiment(
     name="mm1k",
     title="M/M/1/K: the engine against queueing theory",
-    source="../shared/validation.md (queueing theory table)",
+    source="L. Kleinrock, Queueing Systems, Volume 1: Theory, Wiley, 1975, §3.6 (M/M/1/K: "
+    "P_K and L in closed form)",
     run=run,
     description="Poisson arrivals, exponential packet sizes, one DropTail port.",
 )

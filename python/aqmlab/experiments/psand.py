@@ -21,12 +21,21 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import scenario as sc
-from aqmlab.plot import plot_sweep
-from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most
+from aqmlab.plot import STYLE, HBand, HLine, VLines, draw_refs, plot_sweep
+from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, fmt, less_than
 
 Q = "R1->R2"
 K_T = 10.0
 BUFFER = 35
+# Figs. 5-6 statistics: summary column -> header of the report's table.
+STATS = {
+    "var": "var",
+    "mean": "mean",
+    "loss": "loss",
+    "p_empty": "P(0)",
+    "p_full": "P(25<X≤35)",
+    "p_target": "P(8≤X≤12)",
+}
 
 SCHEMES = {
     "RED": {"type": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": "auto"},
@@ -121,7 +130,13 @@ def occupancy(res) -> dict[str, float]:
 
 def _dynamics(ctx: Context, extra: int) -> dict[str, pd.DataFrame]:
     """Figs. 3-4: one 100 s run per scheme, ``extra`` flows from 50 s."""
-    res = ctx.sweep(base(extra, 50.0, "100s", "0s", "100ms"), variants=variants(), runs=1)
+    fig = {20: "Fig. 3", 70: "Fig. 4"}.get(extra, "dynamics")
+    res = ctx.sweep(
+        base(extra, 50.0, "100s", "0s", "100ms"),
+        variants=variants(),
+        runs=1,
+        phase=f"{fig}: {extra} flows at 50 s",
+    )
     out = {}
     for name, key in zip(res.runs["variant"], res.keys, strict=True):
         ts = ctx.timeseries(key)
@@ -138,36 +153,82 @@ def _recovery(df: pd.DataFrame, t0: float = 50.0) -> float:
     return float(back.index[0] - t0) if len(back) else float("inf")
 
 
-def _plot_dynamics(dyn: dict, path, title: str) -> None:
-    import matplotlib
+# §III.B.1, on Fig. 3: after the step at 50 s PSAND "needs less than 5 seconds to bring the
+# average queue size back down to its target value", ARED_Feng "takes roughly 15 seconds"
+# and ARED_Floyd "10 seconds".
+PAPER_RECOVERY = {
+    "PSAND": (5.0, "< 5 s"),
+    "ARED_Floyd": (10.0, "≈ 10 s"),
+    "ARED_Feng": (15.0, "≈ 15 s"),
+}
+# Figs. 5-6 state trends over 10-100 additional flows from 100 replications per point; quick
+# size has two flow counts and 5 replications, whose 95% CIs overlap between schemes.
+FIGS56_FULL = (
+    "a trend over 10–100 additional flows, from 100 replications per point; quick size "
+    "has 2 flow counts and 5 replications, whose 95% CIs overlap between schemes"
+)
+TARGET_REFS = [HLine(K_T, f"target K_T = {K_T:g}"), HBand(K_T - 2, K_T + 2, "K_T ± 2 (Fig. 6c)")]
 
-    matplotlib.use("Agg")
+
+def _plot_dynamics(dyn: dict, path, title: str, recovery: dict[str, float] | None = None) -> None:
+    """One panel per scheme: instantaneous and average queue, the target and its band, the
+    step at 50 s; with ``recovery``, the measured and the paper's recovery times."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(dyn), 1, figsize=(7, 2.0 * len(dyn)), sharex=True)
-    for ax, (name, df) in zip(axes, dyn.items(), strict=True):
-        ax.plot(df.index, df["qlen_pkts"], lw=0.5, color="0.6", label="queue")
-        ax.plot(df.index, df["avg"], lw=1.2, label="average")
-        ax.axhline(K_T, ls="--", lw=0.8, color="k")
-        ax.set_ylabel(name)
-        ax.set_ylim(0, BUFFER + 1)
-    axes[0].set_title(title)
-    axes[0].legend(fontsize=7, loc="upper left")
-    axes[-1].set_xlabel("time (s)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(
+            len(dyn), 1, figsize=(9, 2.1 * len(dyn)), sharex=True, layout="constrained"
+        )
+        for ax, (name, df) in zip(axes, dyn.items(), strict=True):
+            refs = [*TARGET_REFS, VLines([50.0], "additional flows start")]
+            if recovery is not None and name in PAPER_RECOVERY:
+                t, text = PAPER_RECOVERY[name]
+                refs.append(VLines([50.0 + t], f"paper: back at target {text} after 50 s"))
+            draw_refs(ax, refs)
+            ax.plot(
+                df.index, df["qlen_pkts"], lw=0.5, color="0.6", marker="", ls="-", label="queue"
+            )
+            ax.plot(df.index, df["avg"], lw=1.4, color="C0", marker="", ls="-", label="average")
+            if recovery is not None and name in recovery and np.isfinite(recovery[name]):
+                t = 50.0 + recovery[name]
+                ax.plot(
+                    [t],
+                    [1.1 * K_T],
+                    marker="v",
+                    markersize=9,
+                    color="C3",
+                    ls="",
+                    label=f"measured: avg ≤ {1.1 * K_T:g} after {recovery[name]:.1f} s",
+                    zorder=4,
+                )
+            ax.set_ylabel(f"{name}\n(packets)")
+            ax.set_ylim(0, BUFFER + 1)
+            # The shared lines once, on the first panel; below it only what differs.
+            handles, labels = ax.get_legend_handles_labels()
+            if ax is not axes[0]:
+                keep = [i for i, t in enumerate(labels) if t.startswith(("paper", "measured"))]
+                handles, labels = [handles[i] for i in keep], [labels[i] for i in keep]
+            if handles:
+                ax.legend(
+                    handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0
+                )
+        axes[0].set_title(title)
+        axes[-1].set_xlabel("time (s)")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
 
 
 def run(ctx: Context) -> list[Claim]:
     claims: list[Claim] = []
     # ---- Figs. 3-4 ------------------------------------------------------------------
     dyn20 = _dynamics(ctx, 20)
-    _plot_dynamics(dyn20, ctx.out / "fig3.png", "Fig. 3: 20 additional flows at 50 s")
-    ctx.figure(
-        "Fig. 3: instantaneous and average queue, 20 additional flows at 50 s", ctx.out / "fig3.png"
-    )
     rec = {name: _recovery(df) for name, df in dyn20.items() if name != "RED"}
+    _plot_dynamics(dyn20, ctx.out / "fig3.png", "Fig. 3: 20 additional flows at 50 s", rec)
+    ctx.figure(
+        "Fig. 3: instantaneous and average queue, 20 additional flows at 50 s; recovery "
+        "times measured (▼) and as the paper states them (dotted)",
+        ctx.out / "fig3.png",
+    )
     ctx.notes.append(
         "Fig. 3 recovery times (s from 50 s until avg ≤ 11 packets after its peak): "
         + ", ".join(f"{k} {v:.1f}" for k, v in rec.items())
@@ -206,8 +267,8 @@ def run(ctx: Context) -> list[Claim]:
                 f"fig4 PSAND controls avg better than {other}",
                 "with 70 additional flows the ARED variants cannot control the average queue "
                 "(mean |avg − 10| over 60–100 s: PSAND smaller)",
-                f"PSAND {gap['PSAND']:.2f}, {other} {gap[other]:.2f}",
-                lambda _v, a=gap["PSAND"], b=gap[other]: (a < b, f"{a:.2f} < {b:.2f}"),
+                f"PSAND {fmt(gap['PSAND'])}, {other} {fmt(gap[other])}",
+                less_than("PSAND", gap["PSAND"], other, gap[other]),
             )
         )
         claims.append(
@@ -215,8 +276,8 @@ def run(ctx: Context) -> list[Claim]:
                 f"fig4 PSAND oscillates less than {other}",
                 "PSAND displays a reduced amplitude of queue oscillations (sd of the "
                 "instantaneous queue over 60–100 s)",
-                f"PSAND {sd['PSAND']:.2f}, {other} {sd[other]:.2f}",
-                lambda _v, a=sd["PSAND"], b=sd[other]: (a < b, f"{a:.2f} < {b:.2f}"),
+                f"PSAND {fmt(sd['PSAND'])}, {other} {fmt(sd[other])}",
+                less_than("PSAND", sd["PSAND"], other, sd[other]),
             )
         )
 
@@ -230,6 +291,7 @@ def run(ctx: Context) -> list[Claim]:
             runs=runs,
             extra=occupancy,
             timeseries=False,
+            phase=f"Figs. 5-6: {n} flows",
         )
         r = res.runs.copy()
         r["flows"] = n
@@ -243,13 +305,19 @@ def run(ctx: Context) -> list[Claim]:
 
     s = summarise(pd.concat(frames, ignore_index=True), ["flows", "variant"])
     ctx.notes.append(f"Figs. 5-6: {runs} replications per point, flows {ns}, 95% CIs in the plots.")
-    for col, label, fig in [
-        ("var", "variance of the queue (packets²)", "fig5a"),
-        ("mean", "mean queue (packets)", "fig5b"),
-        ("loss", "loss rate", "fig5c"),
-        ("p_empty", "P(X = 0)", "fig6a"),
-        ("p_full", "P(25 < X ≤ 35)", "fig6b"),
-        ("p_target", "P(8 ≤ X ≤ 12)", "fig6c"),
+    prob = {"bounds": (0, 1), "yspan": (0, None)}
+    for col, label, fig, kw in [
+        ("var", "variance of the queue (packets²)", "fig5a", {"bounds": (0, None)}),
+        (
+            "mean",
+            "mean queue (packets)",
+            "fig5b",
+            {"bounds": (0, BUFFER), "yspan": (0, None), "refs": [TARGET_REFS[0]]},
+        ),
+        ("loss", "loss rate", "fig5c", prob),
+        ("p_empty", "P(X = 0)", "fig6a", prob),
+        ("p_full", "P(25 < X ≤ 35)", "fig6b", prob),
+        ("p_target", "P(8 ≤ X ≤ 12)", "fig6c", prob),
     ]:
         wide = _by_scheme(s, col)
         plot_sweep(
@@ -260,6 +328,9 @@ def run(ctx: Context) -> list[Claim]:
             xlabel="number of additional flows",
             ylabel=label,
             title=label,
+            # Schemes side by side at each flow count: their bars would hide one another.
+            dodge=0.01 * (max(ns) - min(ns)),
+            **kw,
         )
         ctx.figure(f"{fig}: {label} against the number of flows (95% CI)", ctx.out / f"{fig}.png")
     tab = s.pivot(index="flows", columns="variant")
@@ -284,6 +355,7 @@ def run(ctx: Context) -> list[Claim]:
             "ARED variants, independently of the number of flows (fraction of points)",
             frac("var", _lt),
             at_least(1.0),
+            needs_full_size=FIGS56_FULL,
         )
     )
     claims.append(
@@ -293,6 +365,7 @@ def run(ctx: Context) -> list[Claim]:
             "compared with the others (fraction of points)",
             frac("mean", _lt),
             at_least(1.0),
+            needs_full_size=FIGS56_FULL,
         )
     )
     loss_ok = [
@@ -307,6 +380,7 @@ def run(ctx: Context) -> list[Claim]:
             "point at most 10% above the lowest of the others; fraction of points)",
             float(np.mean(loss_ok)),
             at_least(1.0),
+            needs_full_size=FIGS56_FULL,
         )
     )
     big = [n for n in ns if n >= np.median(ns)]
@@ -325,6 +399,7 @@ def run(ctx: Context) -> list[Claim]:
                 f"{says} (PSAND lowest at the larger half of the flow counts; fraction)",
                 float(np.mean(ok)),
                 at_least(1.0),
+                needs_full_size=FIGS56_FULL,
             )
         )
     ok = [
@@ -339,19 +414,20 @@ def run(ctx: Context) -> list[Claim]:
             "target is generally larger (fraction of points ≥ 1/2)",
             float(np.mean(ok)),
             at_least(0.5),
+            needs_full_size=FIGS56_FULL,
         )
     )
     lines = [
         "Figs. 5-6 means by scheme and number of additional flows:",
         "",
-        "| flows | scheme | var | mean | loss | P(0) | P(25<X≤35) | P(8≤X≤12) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| flows | scheme | " + " | ".join(STATS.values()) + " |",
+        "|---:|---|" + "---:|" * len(STATS),  # numbers right-aligned
     ]
     for _, r in s.sort_values(["flows", "variant"]).iterrows():
         lines.append(
-            f"| {int(r['flows'])} | {r['variant']} | {r['var:mean']:.2f} | {r['mean:mean']:.2f} | "
-            f"{r['loss:mean']:.4f} | {r['p_empty:mean']:.4f} | {r['p_full:mean']:.4f} | "
-            f"{r['p_target:mean']:.4f} |"
+            f"| {int(r['flows'])} | {r['variant']} | "
+            + " | ".join(fmt(r[f"{c}:mean"]) for c in [*STATS])
+            + " |"
         )
     ctx.notes.append("\n".join(lines))
     return claims
@@ -374,7 +450,8 @@ def _by_scheme(s: pd.DataFrame, col: str) -> pd.DataFrame:
 EXPERIMENT = Experiment(
     name="psand",
     title="PSAND: Dynamic Configuration of RED Parameters (Alemu, Jean-Marie 2004), Figs. 3-6",
-    source="../shared/papers/003_4f2ac398b532fb47.txt, §III",
+    source='T. Alemu, A. Jean-Marie, "Dynamic Configuration of RED Parameters", IEEE '
+    "GLOBECOM 2004, Dallas, November 2004 (HAL lirmm-00108790), §III.B",
     run=run,
     description="1.5 Mb/s / 20 ms bottleneck with a 35-packet buffer (ns-2 ARED test-suite "
     "topology), TCP SACK; RED, ARED_Feng, ARED_Floyd and PSAND with the paper's Table I. "

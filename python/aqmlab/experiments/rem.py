@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import spearmanr
 
 from aqmlab import scenario as sc
-from aqmlab.plot import plot_lines
-from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, within
+from aqmlab.plot import HLine, VLines, plot_lines
+from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, fmt, judge, within
 
 Q = "r0->r1"
 PER_STAGE = 20
@@ -117,7 +118,7 @@ def _overflow_in(q: pd.DataFrame, t0: float, t1: float) -> float:
 
 def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_pps, tag):
     runs = 1
-    res = ctx.sweep(base, variants=variants, runs=runs)
+    res = ctx.sweep(base, variants=variants, runs=runs, phase=tag)
     per: dict[str, list[pd.DataFrame]] = {label: [] for label in variants}
     cum = {}
     # Exactly this sweep's runs, by key: a store may hold runs of older scenarios too.
@@ -134,23 +135,99 @@ def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_
 
 def _table(ctx: Context, title: str, res: dict, cols: list[str]) -> None:
     lines = [f"{title}", "", "| scheme | users | " + " | ".join(cols) + " |"]
-    lines.append("|---|---|" + "---|" * len(cols))
+    lines.append("|---|---:|" + "---:|" * len(cols))  # numbers right-aligned
     for label, df in res.items():
         for _, r in df.iterrows():
-            vals = " | ".join(f"{r[c]:.4g}" for c in cols)
+            vals = " | ".join(fmt(r[c]) for c in cols)
             lines.append(f"| {label} | {int(r['users'])} | {vals} |")
     ctx.notes.append("\n".join(lines))
 
 
-def _plot(res: dict, col: str, ylabel: str, path, title: str) -> None:
+B_STAR = 20.0
+# Why some claims cannot be judged at quick size (periods of 20 s instead of 50 s, at most
+# 80 wired and 60 wireless users instead of 160 and 100).
+EQUILIBRIUM = (
+    "an equilibrium claim; REM's price needs the paper's 50 s periods to settle after each "
+    "20 new users, and quick size's 20 s periods are mostly that transient"
+)
+USER_RANGE = (
+    "the paper's range spans 20–100 users; quick size stops at 60, so its upper end is not reached"
+)
+# §5, on Fig. 3: goodput "between 62% and 91%" under NewReno/DropTail, with ECN "between 82%
+# and 96%": REM and RED(20:80) "between 90% and 96%", RED(10:30) "between 82% and 95%"
+# (20 to 100 users).
+PAPER_FIG3_GOODPUT = {
+    "NewReno/DropTail": (0.62, 0.91),
+    "RED(20:80)": (0.90, 0.96),
+    "RED(10:30)": (0.82, 0.95),
+    "REM": (0.90, 0.96),
+}
+
+
+def _plot(res: dict, col: str, ylabel: str, path, title: str, **kw) -> None:
     lines = {label: (df["users"], df[col]) for label, df in res.items()}
-    plot_lines(lines, path, xlabel="number of users", ylabel=ylabel, title=title, marker="o")
+    plot_lines(lines, path, xlabel="number of users", ylabel=ylabel, title=title, **kw)
+
+
+def _plot_kw(col: str) -> dict:
+    """Reference lines and axis spans per metric: goodput up to capacity, rates and queues
+    from zero, REM's target queue b* on the queue plots."""
+    if col == "goodput":
+        return {"yspan": (None, 1.0)}
+    if col == "mean_queue":
+        return {"yspan": (0, None), "refs": [HLine(B_STAR, f"REM target b* = {B_STAR:g} packets")]}
+    return {"yspan": (0, None)}
+
+
+def _paper_ranges(ranges: dict[str, tuple[float, float]]):
+    """An overlay for lines_figure: the paper's goodput range of each scheme as a vertical
+    bar right of the data, in that scheme's colour, marker and line style."""
+
+    def overlay(ax, drawn) -> None:
+        xs = sorted({float(x) for line in drawn.values() for x in line.get_xdata()})
+        x_max = xs[-1]
+        # Ticks only where there are users: the bars' x positions are not user counts.
+        ax.set_xticks(xs)
+        ax.axvline(x_max + 2.0, color="0.5", linewidth=0.8, zorder=1)
+        ax.text(
+            x_max + 2.0 * (len(ranges) + 1),
+            1.0,
+            "paper",
+            ha="center",
+            va="bottom",
+            transform=ax.get_xaxis_transform(),
+        )
+        for i, (label, (lo, hi)) in enumerate(ranges.items()):
+            line = drawn[label]
+            x = x_max + 4.0 * (i + 1)
+            ax.plot(
+                [x, x],
+                [lo, hi],
+                color=line.get_color(),
+                marker=line.get_marker(),
+                linestyle=line.get_linestyle(),
+                linewidth=2.5,
+                label="_paper",
+                zorder=2,
+            )
+        ax.plot(
+            [],
+            [],
+            color="0.3",
+            linewidth=2.5,
+            marker="|",
+            markersize=10,
+            label="paper, §5: range over 20–100 users\n(bars right of the data, same style)",
+        )
+
+    return overlay
 
 
 def _spearman(x: list[float]) -> float:
-    r = pd.Series(x).rank().to_numpy()
-    i = np.arange(len(x), dtype=float)
-    return float(np.corrcoef(i, r)[0, 1]) if len(x) > 1 else float("nan")
+    """Spearman rank correlation of the values with their order (ties: average ranks)."""
+    if len(x) < 2:  # undefined; spearmanr would warn and return nan anyway
+        return float("nan")
+    return float(spearmanr(np.arange(len(x)), x).statistic)
 
 
 def _fraction(pred: list[bool]) -> float:
@@ -185,7 +262,7 @@ def run(ctx: Context) -> list[Claim]:
         ("mean_queue", "mean queue (packets)"),
     ]:
         p = ctx.out / f"fig2_{col}.png"
-        _plot(wired, col, ylabel, p, f"Fig. 2: {ylabel}")
+        _plot(wired, col, ylabel, p, f"Fig. 2: {ylabel}", **_plot_kw(col))
         ctx.figure(f"Fig. 2 (wired, 64 Mb/s): {ylabel} per period", p)
 
     dt = wired["DropTail"]
@@ -200,6 +277,7 @@ def run(ctx: Context) -> list[Claim]:
                 worst,
                 at_most(10.0),
                 unit="packets (largest |mean − 20|)",
+                needs_full_size=EQUILIBRIUM,
             )
         )
     for label in ["DropTail", "RED(20:80) drop", "RED(10:30) drop"]:
@@ -211,7 +289,7 @@ def run(ctx: Context) -> list[Claim]:
                 "(Spearman rank correlation with users ≥ 0.8)",
                 _spearman(mq),
                 at_least(0.8),
-                unit=f"(means {', '.join(f'{x:.1f}' for x in mq)})",
+                unit=f"(means {', '.join(fmt(x) for x in mq)})",
             )
         )
     for mode in ["drop", "ECN"]:
@@ -244,6 +322,7 @@ def run(ctx: Context) -> list[Claim]:
             "of sources (at most 10% of DropTail's mean loss rate)",
             wired["REM ECN"]["loss"].mean(),
             at_most(0.1 * dt_loss),
+            needs_full_size=EQUILIBRIUM,
         )
     )
     for mode in ["drop", "ECN"]:
@@ -300,10 +379,12 @@ def run(ctx: Context) -> list[Claim]:
                 "fig2 window 32 → 4",
                 "the average window decreases from 32 packets (20 users) to 4 (160 users) "
                 "(DropTail mean cwnd, first and last period, each within ±50%)",
-                f"{c0:.1f} → {c1:.1f}",
-                lambda _v, c0=c0, c1=c1: (
-                    bool(abs(c0 - 32) <= 16 and abs(c1 - 4) <= 2),
-                    f"|{c0:.1f} − 32| ≤ 16 and |{c1:.1f} − 4| ≤ 2",
+                f"{fmt(c0)} → {fmt(c1)}",
+                lambda _v, c0=c0, c1=c1: judge(
+                    abs(c0 - 32) <= 16 and abs(c1 - 4) <= 2,
+                    value=f"{fmt(c0)} → {fmt(c1)}",
+                    needs="first within 32 ± 16 and last within 4 ± 2",
+                    holds=f"{fmt(c0)} within 32 ± 16 and {fmt(c1)} within 4 ± 2",
                 ),
             )
         )
@@ -329,10 +410,29 @@ def run(ctx: Context) -> list[Claim]:
         ["goodput", "mean_queue", "overflow", "overflow_early", "cwnd"],
     )
     p = ctx.out / "fig3_goodput.png"
-    _plot(wl, "goodput", "goodput / capacity", p, "Fig. 3: wireless goodput")
-    ctx.figure("Fig. 3 (wireless, 2 Mb/s, 1% loss): goodput per period", p)
+    _plot(
+        wl,
+        "goodput",
+        "goodput / capacity",
+        p,
+        "Fig. 3: wireless goodput",
+        overlay=_paper_ranges(PAPER_FIG3_GOODPUT),
+        **_plot_kw("goodput"),
+    )
+    ctx.figure(
+        "Fig. 3 (wireless, 2 Mb/s, 1% loss): goodput per period; bars on the right: the "
+        "ranges the paper reports for 20–100 users",
+        p,
+    )
     p = ctx.out / "fig3_queue.png"
-    _plot(wl, "mean_queue", "mean queue (packets)", p, "Wireless: mean queue")
+    _plot(
+        wl,
+        "mean_queue",
+        "mean queue (packets)",
+        p,
+        "Wireless: mean queue",
+        **_plot_kw("mean_queue"),
+    )
     ctx.figure("Wireless: mean queue per period", p)
     plot_lines(
         {label: (c.index, c.to_numpy()) for label, c in cum.items()},
@@ -340,6 +440,8 @@ def run(ctx: Context) -> list[Claim]:
         xlabel="time (s)",
         ylabel="cumulative overflow loss (packets)",
         title="Fig. 4: loss from buffer overflow",
+        yspan=(0, None),
+        refs=[VLines([k * period for k in range(1, stages)], f"{PER_STAGE} more users start")],
     )
     ctx.figure(
         "Fig. 4 (wireless): cumulative loss from buffer overflow", ctx.out / "fig4_overflow.png"
@@ -364,6 +466,7 @@ def run(ctx: Context) -> list[Claim]:
             "NewReno/DropTail goodput between 62% and 91% (each end within 10 points)",
             rng(wl["NewReno/DropTail"]["goodput"]),
             _range_check(wl["NewReno/DropTail"]["goodput"], 0.62, 0.91),
+            needs_full_size=USER_RANGE,
         )
     )
     ecn_all = pd.concat([wl[k]["goodput"] for k in ["RED(20:80)", "RED(10:30)", "REM"]])
@@ -373,6 +476,7 @@ def run(ctx: Context) -> list[Claim]:
             "with ECN goodput between 82% and 96% (each end within 10 points)",
             rng(ecn_all),
             _range_check(ecn_all, 0.82, 0.96),
+            needs_full_size=USER_RANGE,
         )
     )
     lo = wl["RED(10:30)"]["goodput"].to_numpy()
@@ -395,6 +499,7 @@ def run(ctx: Context) -> list[Claim]:
             max(abs(x - 20) for x in rem_q[1:]),
             at_most(10.0),
             unit="packets (largest |mean − 20|)",
+            needs_full_size=EQUILIBRIUM,
         )
     )
     for label in ["NewReno/DropTail", "RED(20:80)", "RED(10:30)"]:
@@ -406,7 +511,7 @@ def run(ctx: Context) -> list[Claim]:
                 "(Spearman rank correlation with users ≥ 0.8)",
                 _spearman(mq),
                 at_least(0.8),
-                unit=f"(means {', '.join(f'{x:.1f}' for x in mq)})",
+                unit=f"(means {', '.join(fmt(x) for x in mq)})",
             )
         )
     total = {k: float(v.iloc[-1]) for k, v in cum.items()}
@@ -417,7 +522,13 @@ def run(ctx: Context) -> list[Claim]:
             "overflow loss is heaviest with NewReno, moderate with RED(20:80), negligible with "
             "RED(10:30) and REM (final cumulative counts in that order)",
             ", ".join(f"{k} {int(v)}" for k, v in total.items()),
-            lambda _v, ok=order: (bool(ok), "DropTail > RED(20:80) > max(REM, RED(10:30))"),
+            lambda _v, ok=order, t=total: judge(
+                ok,
+                value="",
+                needs="NewReno/DropTail > RED(20:80) > max(REM, RED(10:30))",
+                holds=f"{fmt(t['NewReno/DropTail'])} > {fmt(t['RED(20:80)'])} > "
+                f"max({fmt(t['REM'])}, {fmt(t['RED(10:30)'])})",
+            ),
         )
     )
     for label in ["REM", "RED(10:30)"]:
@@ -441,8 +552,12 @@ def run(ctx: Context) -> list[Claim]:
 def _range_check(s: pd.Series, lo: float, hi: float):
     def check(_v):
         a, b = float(s.min()), float(s.max())
-        ok = abs(a - lo) <= 0.10 and abs(b - hi) <= 0.10
-        return ok, f"|{a:.3f} − {lo}| ≤ 0.10 and |{b:.3f} − {hi}| ≤ 0.10"
+        return judge(
+            abs(a - lo) <= 0.10 and abs(b - hi) <= 0.10,
+            value=f"{fmt(a)}–{fmt(b)}",
+            needs=f"each end within 0.1 of {lo:g}–{hi:g}",
+            holds=f"ends {fmt(a)} and {fmt(b)} within 0.1 of {lo:g} and {hi:g}",
+        )
 
     return check
 
@@ -450,7 +565,8 @@ def _range_check(s: pd.Series, lo: float, hi: float):
 EXPERIMENT = Experiment(
     name="rem",
     title="REM: Active Queue Management (Athuraliya, Li, Low, Yin 2001), Figs. 2-4",
-    source="../shared/papers/002_b7c5e02764b4b922.txt, §4 and §5",
+    source='S. Athuraliya, V. H. Li, S. H. Low, Q. Yin, "REM: Active Queue Management", '
+    "IEEE Network, May/June 2001, §4.2 (Fig. 2) and §5 (Figs. 3-4)",
     run=run,
     description="Wired: 64 Mb/s, 120-packet buffer, 1 KB packets, 80 ms RTT, 20→160 NewReno "
     "users (+20 every 50 s); DropTail, RED(20:80), RED(10:30), REM, dropping or ECN marking. "

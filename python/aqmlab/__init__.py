@@ -17,6 +17,7 @@ from aqmlab._core import (
     InternalError,
     ScenarioError,
 )
+from aqmlab.pool import SweepInterrupted
 from aqmlab.results import Results
 from aqmlab.runner import canonical, run, validate
 from aqmlab.store import Store, StoreError
@@ -33,6 +34,7 @@ __all__ = [
     "ScenarioError",
     "Store",
     "StoreError",
+    "SweepInterrupted",
     "SweepResult",
     "__version__",
     "canonical",

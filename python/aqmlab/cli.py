@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from aqmlab import _core
+from aqmlab.pool import SweepInterrupted
 from aqmlab.scenario import example, to_toml
 from aqmlab.store import StoreError
 
@@ -109,7 +110,7 @@ def cmd_results(args: argparse.Namespace) -> int:
 
     if not Path(args.db).is_file():
         raise FileNotFoundError(f"results store not found: {args.db}")
-    with Store(args.db) as st:
+    with Store(args.db, write=False) as st:
         if args.scenario:
             print(st.scenario(args.scenario), end="")
             return 0
@@ -219,6 +220,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except SweepInterrupted as e:  # Ctrl-C or SIGTERM: finished runs are in the store
+        print(str(e), file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:  # outside a sweep's runs (loading, waiting for a lock)
+        print("interrupted", file=sys.stderr)
+        return 130
     except _core.ScenarioError as e:
         print(f"error: invalid scenario {getattr(args, 'file', '')}:\n{e}", file=sys.stderr)
         return 2

@@ -11,11 +11,16 @@ store, or not a database at all, is refused with a clear error and never modifie
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import hashlib
+import itertools
 import json
 import os
 import shlex
 import sqlite3
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -36,12 +41,63 @@ def run_key(canonical: dict[str, Any], engine_version: str) -> str:
     return hashlib.sha256(f"{engine_version}\n{text}".encode()).hexdigest()
 
 
+_tmp_names = itertools.count()
+
+
+class StoreLock:
+    """An advisory lock on ``<db>.lock`` held for a whole sweep, so that two sweeps on one
+    store do not both compute every run: the second waits (saying so), then finds the
+    first's runs finished. The lock dies with its process, however it ends."""
+
+    def __init__(self, db: str | Path):
+        self.path = Path(db).with_name(Path(db).name + ".lock")
+        self.fd: int | None = None
+
+    def __enter__(self) -> StoreLock:
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise StoreError(f"cannot create the lock file {self.path}: {e.strerror}") from e
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            db = self.path.with_suffix("")
+            print(f"waiting for another sweep on {db} (pid {holder})", file=sys.stderr)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, 0)
+            os.close(self.fd)  # releases the lock
+            self.fd = None
+
+
+def _full(e: BaseException) -> bool:
+    return (isinstance(e, sqlite3.OperationalError) and "full" in str(e)) or (
+        isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT)
+    )
+
+
 class Store:
-    def __init__(self, path: str | Path):
+    """``write=False`` opens an existing store for reading only (``aqmlab results``)."""
+
+    def __init__(self, path: str | Path, write: bool = True):
         self.path = Path(path)
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"{self.path} is not a file")
         fresh = not self.path.exists() or self.path.stat().st_size == 0
+        if write:
+            self._check_writable(fresh)
         try:
             con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         except sqlite3.Error as e:
@@ -54,8 +110,12 @@ class Store:
             raise StoreError(
                 f"{self.path} is not a readable SQLite database ({e}); it was left untouched"
             ) from e
-        if fresh or (app == 0 and not tables):
-            self._create(con)
+        if fresh:
+            try:
+                self._create(con)
+            except sqlite3.Error as e:
+                con.close()
+                raise StoreError(f"{self.path}: cannot create the store ({e})") from e
         elif app != APPLICATION_ID:
             con.close()
             raise StoreError(
@@ -70,12 +130,46 @@ class Store:
                     f"{self.path} is an aqmlab store of schema {version}; this aqmlab reads "
                     f"{SCHEMA_VERSION}; it was left untouched"
                 )
-        con.execute("PRAGMA journal_mode=WAL")
-        con.execute("PRAGMA synchronous=FULL")
+        if not fresh:
+            # A damaged page would otherwise surface as a raw error mid-sweep, after hours.
+            try:
+                check = con.execute("PRAGMA quick_check").fetchall()
+            except sqlite3.DatabaseError as e:
+                check = [(str(e),)]
+            if check != [("ok",)]:
+                con.close()
+                first = "; ".join(str(r[0]) for r in check[:3])
+                raise StoreError(
+                    f"{self.path} is damaged (SQLite quick_check: {first}); it was left "
+                    "untouched: move it aside, or recover it with `sqlite3 FILE .recover`"
+                )
+        if write:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=FULL")
         self.con = con
+
+    def _check_writable(self, fresh: bool) -> None:
+        """Refuses, before a sweep computes anything, a store it could not write to."""
+        where = self.path.parent if self.path.parent != Path("") else Path(".")
+        if not where.is_dir():
+            raise StoreError(f"cannot create {self.path}: {where} is not a directory")
+        # SQLite's WAL journal and the time-series directory live beside the database.
+        if not os.access(where, os.W_OK | os.X_OK):
+            raise StoreError(
+                f"{self.path}: the directory {where} is not writable (the store writes its "
+                "journal and time series beside the database)"
+            )
+        if not fresh and not os.access(self.path, os.W_OK):
+            raise StoreError(f"{self.path} is read-only: a sweep must write its runs to it")
+        ts = self.timeseries_dir
+        if ts.exists() and not ts.is_dir():
+            raise StoreError(
+                f"{ts} exists and is not a directory: the store keeps its time series there"
+            )
 
     @staticmethod
     def _create(con: sqlite3.Connection) -> None:
+        con.execute("BEGIN IMMEDIATE")
         con.execute(f"PRAGMA application_id={APPLICATION_ID}")
         con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         con.execute(
@@ -101,6 +195,7 @@ class Store:
                 failed_at REAL NOT NULL
             )"""
         )
+        con.execute("COMMIT")
 
     def close(self) -> None:
         self.con.close()
@@ -119,15 +214,29 @@ class Store:
     def put_timeseries(self, key: str, parquet: bytes) -> Path:
         """Writes a run's time series atomically (write, fsync, rename)."""
         d = self.timeseries_dir
-        d.mkdir(exist_ok=True)
         final = d / f"{key}.parquet"
-        tmp = d / f".{key}.parquet.tmp"
-        with open(tmp, "wb") as f:
-            f.write(parquet)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, final)
+        # Unique per process and write: two writers never share a temporary file.
+        tmp = d / f".{key}.{os.getpid()}.{next(_tmp_names)}.tmp"
+        try:
+            d.mkdir(exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.write(parquet)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, final)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise self._write_error(e) from e
         return final
+
+    def _write_error(self, e: BaseException) -> StoreError:
+        if _full(e):
+            return StoreError(
+                f"{self.path}: the disk or the database is full ({e}); every run finished "
+                "before this one is stored: free space and run the same command to resume"
+            )
+        return StoreError(f"{self.path}: cannot write ({e})")
 
     def timeseries(self, key_prefix: str) -> pd.DataFrame:
         """The time series of the run whose key starts with ``key_prefix``."""
@@ -149,6 +258,12 @@ class Store:
         metrics: dict,
     ) -> None:
         """Commits one finished run durably (a retried failure is cleared)."""
+        try:
+            self._put_run(key, engine_version, point, run_index, scenario, metrics)
+        except (sqlite3.OperationalError, OSError) as e:
+            raise self._write_error(e) from e
+
+    def _put_run(self, key, engine_version, point, run_index, scenario, metrics) -> None:
         with self.con:
             self.con.execute("BEGIN IMMEDIATE")
             self.con.execute(
@@ -179,21 +294,24 @@ class Store:
             f"aqmlab results {db} --scenario {key[:16]} > repro.toml && "
             "aqmlab run repro.toml --out repro"
         )
-        with self.con:
-            self.con.execute("BEGIN IMMEDIATE")
-            self.con.execute(
-                "INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    key,
-                    engine_version,
-                    json.dumps(point, sort_keys=True),
-                    run_index,
-                    scenario,
-                    message,
-                    command,
-                    time.time(),
-                ),
-            )
+        try:
+            with self.con:
+                self.con.execute("BEGIN IMMEDIATE")
+                self.con.execute(
+                    "INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        key,
+                        engine_version,
+                        json.dumps(point, sort_keys=True),
+                        run_index,
+                        scenario,
+                        message,
+                        command,
+                        time.time(),
+                    ),
+                )
+        except (sqlite3.OperationalError, OSError) as e:
+            raise self._write_error(e) from e
         return command
 
     def scenario(self, key_prefix: str) -> str:

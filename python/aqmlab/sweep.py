@@ -12,11 +12,14 @@ done; re-running the same sweep skips the runs already there (kill it any time).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import math
 import os
 import re
+import signal
+import sys
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,8 +30,9 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import _core
+from aqmlab.pool import EXIT_CODES, SweepInterrupted, _Signalled, run_tasks, signals_raise
 from aqmlab.scenario import ScenarioLike, as_toml, load, to_toml
-from aqmlab.store import Store, run_key
+from aqmlab.store import Store, StoreLock, run_key
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
@@ -219,7 +223,6 @@ def summarise(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
 
 # fork is fast and works for scripts read from standard input; the engine starts no
 # threads, so forking is safe on Linux. Elsewhere spawn is the only safe choice.
-_START_METHOD = "fork" if os.name == "posix" and os.uname().sysname == "Linux" else "spawn"
 
 
 def _client(cluster: str, workers: int | None):
@@ -234,6 +237,32 @@ def _client(cluster: str, workers: int | None):
         )
         return Client(lc), lc
     return Client(cluster), None
+
+
+def _resolve_run_one() -> Callable[..., dict[str, Any]]:
+    """The run function, looked up in the worker (where a test may have replaced it)."""
+    return sys.modules[__name__]._run_one
+
+
+def _run_on_cluster(tasks, cluster, workers, want_ts, extra, done_with) -> None:
+    client, lc = _client(cluster, workers)
+    futs = {}
+    try:
+        futs = {client.submit(_run_one, t[3], want_ts, extra, pure=False): t for t in tasks}
+        from distributed import as_completed
+
+        for fut in as_completed(futs):
+            try:
+                outcome: Any = fut.result()
+            except Exception as e:
+                outcome = e
+            done_with(futs[fut], outcome)
+    finally:
+        with contextlib.suppress(Exception):
+            client.cancel(list(futs))
+        client.close(timeout=2)
+        if lc is not None:
+            lc.close(timeout=2)
 
 
 def sweep(
@@ -252,7 +281,8 @@ def sweep(
 ) -> SweepResult:
     """Runs every point of ``grid`` (and ``zipped``) ``runs`` times.
 
-    ``workers``: local processes (default: all cores); 1 runs in this process.
+    ``workers``: local worker processes (default: all cores; 1 runs one worker process, so
+    that Ctrl-C and a crashing run behave as with many).
     ``cluster``: "local" for a Dask LocalCluster, or a scheduler address ("tcp://host:8786").
     ``db``: a results store; finished runs are skipped, each new one committed when done,
     with its time series (queues and traced flows) in ``<db>.timeseries/<key>.parquet``
@@ -280,25 +310,27 @@ def sweep(
         for v in variants or [None]:
             probe = copy.deepcopy(base_dict)
             _apply(probe, {**pts[0], "variant": v} if v else pts[0], variants)
-    store = Store(db) if db is not None else None
-    try:
-        return _sweep(
-            base_dict,
-            variants,
-            pts,
-            params,
-            runs,
-            version,
-            store,
-            workers,
-            cluster,
-            progress,
-            timeseries and store is not None,
-            extra,
-        )
-    finally:
-        if store is not None:
-            store.close()
+    lock = StoreLock(db) if db is not None else contextlib.nullcontext()
+    with lock:
+        store = Store(db) if db is not None else None
+        try:
+            return _sweep(
+                base_dict,
+                variants,
+                pts,
+                params,
+                runs,
+                version,
+                store,
+                workers,
+                cluster,
+                progress,
+                timeseries and store is not None,
+                extra,
+            )
+        finally:
+            if store is not None:
+                store.close()
 
 
 def _apply(s: dict, p: Mapping[str, Any], variants: Mapping[str, Mapping[str, Any]] | None):
@@ -366,52 +398,37 @@ def _sweep(
             tasks.append((key, p, r, canon_text))
 
     bar = _progress(len(tasks)) if progress and tasks else None
+    finished = 0
+
+    def done_with(t: tuple[str, dict, int, str], outcome: Any) -> None:
+        nonlocal finished
+        record(*t, outcome)
+        finished += 1
+        if bar:
+            bar.advance()
+
     try:
-        if tasks and cluster is not None:
-            client, lc = _client(cluster, workers)
-            try:
-                futs = {client.submit(_run_one, t[3], want_ts, extra, pure=False): t for t in tasks}
-                from distributed import as_completed
-
-                for fut in as_completed(futs):
-                    t = futs[fut]
-                    try:
-                        outcome: Any = fut.result()
-                    except Exception as e:
-                        outcome = e
-                    record(*t, outcome)
-                    if bar:
-                        bar.advance()
-            finally:
-                client.close()
-                if lc is not None:
-                    lc.close()
-        elif tasks and (workers or os.cpu_count() or 1) > 1:
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-            from multiprocessing import get_context
-
-            with ProcessPoolExecutor(
-                workers or os.cpu_count(), mp_context=get_context(_START_METHOD)
-            ) as ex:
-                futs2 = {ex.submit(_run_one, t[3], want_ts, extra): t for t in tasks}
-                for fut in as_completed(futs2):
-                    t = futs2[fut]
-                    try:
-                        outcome = fut.result()
-                    except Exception as e:
-                        outcome = e
-                    record(*t, outcome)
-                    if bar:
-                        bar.advance()
-        else:
-            for t in tasks:
-                try:
-                    outcome = _run_one(t[3], want_ts, extra)
-                except Exception as e:
-                    outcome = e
-                record(*t, outcome)
-                if bar:
-                    bar.advance()
+        with signals_raise():
+            if tasks and cluster is not None:
+                _run_on_cluster(tasks, cluster, workers, want_ts, extra, done_with)
+            elif tasks:
+                run_tasks(
+                    _resolve_run_one,
+                    [(t[3], want_ts, extra) for t in tasks],
+                    workers or os.cpu_count() or 1,
+                    lambda i, outcome: done_with(tasks[i], outcome),
+                )
+    except _Signalled as sig:
+        if bar:
+            bar.stop()
+            bar = None
+        code = EXIT_CODES[signal.Signals(sig.signum)]
+        kept = f"{skipped + finished} runs stored" if store else f"{finished} runs done (no store)"
+        raise SweepInterrupted(
+            f"interrupted: {kept}, {len(tasks) - finished} pending; "
+            + ("run the same command to resume" if store else "nothing was kept"),
+            code,
+        ) from None
     finally:
         if bar:
             bar.stop()

@@ -13,19 +13,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 pyo3::create_exception!(
-    _core,
+    aqmlab._core,
     ScenarioError,
     PyValueError,
     "The scenario is invalid; `errors` lists every problem as (path, value, message)."
 );
 pyo3::create_exception!(
-    _core,
+    aqmlab._core,
     ConservationError,
     PyRuntimeError,
     "A conservation identity failed at the end of a run: a simulator bug."
 );
 pyo3::create_exception!(
-    _core,
+    aqmlab._core,
     InternalError,
     PyRuntimeError,
     "The engine panicked; the message says where. Please report it with the scenario."

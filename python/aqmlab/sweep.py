@@ -310,10 +310,11 @@ def sweep(
         for v in variants or [None]:
             probe = copy.deepcopy(base_dict)
             _apply(probe, {**pts[0], "variant": v} if v else pts[0], variants)
-    lock = StoreLock(db) if db is not None else contextlib.nullcontext()
-    with lock:
-        store = Store(db) if db is not None else None
-        try:
+    # The store is checked first (a refused file gets no lock file beside it), then locked
+    # for the sweep: a second sweep on it waits, then finds these runs finished.
+    store = Store(db) if db is not None else None
+    try:
+        with StoreLock(db) if db is not None else contextlib.nullcontext():
             return _sweep(
                 base_dict,
                 variants,
@@ -328,9 +329,9 @@ def sweep(
                 timeseries and store is not None,
                 extra,
             )
-        finally:
-            if store is not None:
-                store.close()
+    finally:
+        if store is not None:
+            store.close()
 
 
 def _apply(s: dict, p: Mapping[str, Any], variants: Mapping[str, Mapping[str, Any]] | None):

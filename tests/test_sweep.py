@@ -419,7 +419,7 @@ def test_set_field_sets_nested_values_and_creates_tables():
     [
         ("", "invalid field path"),
         ("links[3]..queue", "invalid field path"),
-        ("links[x].queue", "invalid field path"),
+        ("links[x].queue", "no entry of links is named 'x'"),  # [name] addresses by name
         ("links[3].queue.", "invalid field path"),
         ("links[99].queue.limit_pkts", "no 99"),
         ("simulation.duration.unit", "cannot set 'unit'"),

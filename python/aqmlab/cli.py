@@ -78,14 +78,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFAULT_SWEEPS = Path("results") / "sweeps"
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from aqmlab.sweep import sweep_file
 
+    stem = Path(args.file).stem
+    # Nothing computed is thrown away: without --db/--out the results go to a default
+    # place, said before the first run.
+    db = Path(args.db) if args.db else DEFAULT_SWEEPS / f"{stem}.db"
+    out = Path(args.out) if args.out else DEFAULT_SWEEPS / stem
+    if not args.db:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        print(f"results store: {db} (--db to choose another)", file=sys.stderr)
     res = sweep_file(
         args.file,
         workers=args.workers,
         cluster=args.cluster,
-        db=args.db,
+        db=db,
         progress=not args.no_progress,
     )
     print(
@@ -96,39 +107,70 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(
             f"  failed {f['point']} run {f['run']}: {f['message']}\n    reproduce: {f['command']}"
         )
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        res.runs.to_csv(out / "runs.csv", index=False)
+    out.mkdir(parents=True, exist_ok=True)
+    res.runs.to_csv(out / "runs.csv", index=False)
+    written = ["runs.csv"]
+    if res.summary is not None:
         res.summary.to_csv(out / "summary.csv", index=False)
-        print(f"wrote {out}/runs.csv and {out}/summary.csv")
-    return 0 if res.failures.empty else 1
+        res.tidy.to_csv(out / "summary_long.csv", index=False)
+        written += ["summary.csv (wide)", "summary_long.csv (tidy)"]
+    else:
+        print(f"no summary ({res.summary_error}); the runs are in {db}", file=sys.stderr)
+    print(f"wrote {', '.join(written)} to {out}/")
+    return 0 if res.failures.empty and res.summary is not None else 1
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    """A plain text table: numbers right-aligned."""
+    cells = [header, *rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+
+    def line(r: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if c.replace(".", "").isdigit() else c.ljust(w)
+            for c, w in zip(r, widths, strict=True)
+        ).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def cmd_results(args: argparse.Namespace) -> int:
     from aqmlab.store import Store
 
-    if not Path(args.db).is_file():
+    db = Path(args.db)
+    if not db.is_file():
         raise FileNotFoundError(f"results store not found: {args.db}")
-    with Store(args.db, write=False) as st:
+    with Store(db, write=False) as st:
         if args.scenario:
             print(st.scenario(args.scenario), end="")
             return 0
         runs = st.runs()
         fails = st.failures()
         if args.export:
-            out = Path(args.out or f"{Path(args.db).stem}.{args.export}")
+            # Beside the database (or in --out), never in whatever the current directory is.
+            out = Path(args.out) if args.out else db.with_suffix(f".{args.export}")
+            out.parent.mkdir(parents=True, exist_ok=True)
             if args.export == "csv":
                 runs.to_csv(out, index=False)
             else:
                 runs.to_parquet(out, index=False)
             print(f"wrote {len(runs)} runs to {out}")
-        else:
-            versions = runs["engine_version"].value_counts().to_dict() if len(runs) else {}
-            print(f"{args.db}: {len(runs)} finished runs {versions}, {len(fails)} failures")
-            for f in fails.to_dict("records"):
-                print(f"  failed {f['point']} run {f['run_index']}: {f['message']}")
-                print(f"    reproduce: {f['command']}")
+            return 0
+        print(f"{db}: {len(runs)} finished runs, {len(fails)} failures")
+        rows = [
+            [
+                v + (" (this aqmlab)" if v == _core.ENGINE_VERSION else ""),
+                str(r),
+                str(p),
+                str(f),
+            ]
+            for v, r, p, f in st.overview().itertuples(index=False)
+        ]
+        if rows:
+            print(_table(rows, ["engine version", "runs", "points", "failures"]))
+        for f in fails.to_dict("records"):
+            print(f"failed {f['point']} run {f['run_index']}: {f['message']}")
+            print(f"  reproduce: {f['command']}")
     return 0
 
 
@@ -187,17 +229,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("sweep", help="run a sweep file (parameters x replications)")
     s.add_argument("file", help="sweep TOML file: [sweep] base, runs, [sweep.grid]")
-    s.add_argument("--db", help="results store (SQLite); finished runs are skipped")
+    s.add_argument(
+        "--db",
+        help="results store (SQLite); finished runs are skipped "
+        "(default: results/sweeps/<sweep file name>.db)",
+    )
     s.add_argument("--workers", type=int, help="local processes (default: all cores)")
     s.add_argument("--cluster", help='Dask scheduler address, or "local" for a LocalCluster')
-    s.add_argument("--out", help="write runs.csv and summary.csv here")
+    s.add_argument(
+        "--out",
+        help="write runs.csv, summary.csv (wide) and summary_long.csv (tidy) here "
+        "(default: results/sweeps/<sweep file name>/)",
+    )
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_sweep)
 
     q = sub.add_parser("results", help="inspect or export a results store")
     q.add_argument("db", help="results store (SQLite)")
     q.add_argument("--export", choices=["csv", "parquet"], help="export every finished run")
-    q.add_argument("--out", help="export file (default: DB name with the format's suffix)")
+    q.add_argument("--out", help="export directory (default: beside the database, named after it)")
     q.add_argument("--scenario", metavar="KEY", help="print the scenario of a run (key prefix)")
     q.set_defaults(func=cmd_results)
 

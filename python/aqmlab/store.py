@@ -345,6 +345,17 @@ class Store:
             )
         return pd.DataFrame(rows)
 
+    def overview(self) -> pd.DataFrame:
+        """Per engine version: finished runs, distinct points and failures."""
+        q = """SELECT engine_version, sum(runs) AS runs, sum(points) AS points,
+                      sum(failures) AS failures FROM (
+                 SELECT engine_version, count(*) AS runs, count(DISTINCT point) AS points,
+                        0 AS failures FROM runs GROUP BY engine_version
+                 UNION ALL
+                 SELECT engine_version, 0, 0, count(*) FROM failures GROUP BY engine_version)
+               GROUP BY engine_version ORDER BY engine_version"""
+        return pd.read_sql_query(q, self.con)
+
     def failures(self) -> pd.DataFrame:
         return pd.read_sql_query(
             "SELECT key, engine_version, point, run_index, message, command FROM failures",

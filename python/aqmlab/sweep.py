@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import difflib
 import itertools
+import json
 import math
+import numbers
 import os
 import re
 import signal
@@ -34,30 +37,169 @@ from aqmlab.pool import EXIT_CODES, SweepInterrupted, _Signalled, run_tasks, sig
 from aqmlab.scenario import ScenarioLike, as_toml, load, to_toml
 from aqmlab.store import Store, StoreLock, run_key
 
-_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+_STEP = re.compile(r"([^.\[\]]+)|\[([^\[\]]+)\]")
+
+
+class SweepArgumentError(TypeError, ValueError):
+    """A sweep argument of the wrong type or value (``runs``, ``workers``, an axis...),
+    named with what is allowed; raised before anything runs."""
+
+
+class SweepPathError(ValueError):
+    """An axis names a field that the scenario does not have (nearest names suggested)."""
+
+
+def _steps(path: str) -> list[int | str | tuple[str]]:
+    """A field path as steps: keys, list indices, and ``(name,)`` for ``[name]``."""
+    steps: list[int | str | tuple[str]] = []
+    for key, idx in _STEP.findall(path):
+        if key:
+            steps.append(key)
+        elif idx.isdigit():
+            steps.append(int(idx))
+        else:
+            steps.append((idx,))
+    shown = "".join(
+        f"[{s}]" if isinstance(s, int) else f"[{s[0]}]" if isinstance(s, tuple) else f".{s}"
+        for s in steps
+    ).lstrip(".")
+    if not steps or shown != path:
+        raise ValueError(
+            f"invalid field path {path!r} (expected e.g. links[3].queue.limit_pkts or "
+            "links[bottleneck].queue.limit_pkts)"
+        )
+    return steps
+
+
+def _by_name(node: Any, name: str, path: str, where: str) -> int:
+    """The index of the table named ``name`` in the list ``node`` (links, flows, nodes)."""
+    if not isinstance(node, list):
+        raise ValueError(f"field path {path!r}: {where} is not a list, so [{name}] means nothing")
+    names = [t.get("name") if isinstance(t, dict) else None for t in node]
+    hits = [i for i, n in enumerate(names) if n == name]
+    if len(hits) != 1:
+        known = [n for n in names if n is not None]
+        near = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean [{near[0]}]?" if near else ""
+        raise SweepPathError(
+            f"field path {path!r}: {'no' if not hits else 'more than one'} entry of {where} "
+            f"is named {name!r}{hint} (named: {', '.join(known) or 'none'}; "
+            "or use an index)"
+        )
+    return hits[0]
+
+
+def resolve_path(scenario: dict, path: str) -> str:
+    """``path`` with every ``[name]`` replaced by the index of the table of that name."""
+    out, node, where = "", scenario, ""
+    for step in _steps(path):
+        if isinstance(step, tuple):
+            step = _by_name(node, step[0], path, where or "the scenario")
+        out += f"[{step}]" if isinstance(step, int) else f".{step}"
+        where = out.lstrip(".")
+        try:
+            node = node[step]
+        except (IndexError, KeyError, TypeError):
+            node = None
+    return out.lstrip(".")
 
 
 def set_field(scenario: dict, path: str, value: Any) -> None:
-    """Sets ``value`` at a field path like ``links[3].queue.limit_pkts`` (creating tables)."""
-    steps = [int(i) if i else k for k, i in _STEP.findall(path)]
-    if (
-        not steps
-        or "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps).lstrip(".") != path
-    ):
-        raise ValueError(f"invalid field path {path!r} (expected e.g. links[3].queue.limit_pkts)")
+    """Sets ``value`` at a field path like ``links[3].queue.limit_pkts`` or
+    ``links[bottleneck].queue.limit_pkts`` (a table of a list by its ``name``), creating
+    tables on the way."""
+    steps = _steps(path)
     node: Any = scenario
+    where = "the scenario"
     for here, nxt in itertools.pairwise(steps):
+        if isinstance(here, tuple):
+            here = _by_name(node, here[0], path, where)
         try:
             if isinstance(here, int):
                 node = node[here]
             else:
-                node = node.setdefault(here, [] if isinstance(nxt, int) else {})
+                node = node.setdefault(here, [] if not isinstance(nxt, str) else {})
         except (IndexError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"field path {path!r}: no {here!r} in the scenario") from e
+        where = str(here)
+    last = steps[-1]
+    if isinstance(last, tuple):
+        last = _by_name(node, last[0], path, where)
     try:
-        node[steps[-1]] = value
+        node[last] = value
     except (IndexError, TypeError) as e:
-        raise ValueError(f"field path {path!r}: cannot set {steps[-1]!r}") from e
+        raise ValueError(f"field path {path!r}: cannot set {last!r}") from e
+
+
+def _check_args(grid, zipped, variants, runs, workers) -> None:
+    def bad(what: str) -> SweepArgumentError:
+        return SweepArgumentError(what)
+
+    if isinstance(runs, bool) or not isinstance(runs, numbers.Integral) or runs < 1:
+        raise bad(f"runs = {runs!r}: must be an integer of at least 1")
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1
+    ):
+        raise bad(f"workers = {workers!r}: must be an integer of at least 1, or None (all cores)")
+    for name, axes in (("grid", grid), ("zipped", zipped)):
+        if axes is None:
+            continue
+        if not isinstance(axes, Mapping):
+            raise bad(
+                f"{name} = {axes!r}: must be a mapping of field paths to lists of values, "
+                'e.g. {"links[3].queue.limit_pkts": [20, 50]}'
+            )
+        for path, vals in axes.items():
+            if not isinstance(path, str):
+                raise bad(f"{name} key {path!r}: must be a field path (a string)")
+            if isinstance(vals, (str, bytes, Mapping)) or not isinstance(
+                vals, (Sequence, np.ndarray)
+            ):
+                raise bad(
+                    f"{name}[{path!r}] = {vals!r}: must be a list of values (one value: [{vals!r}])"
+                )
+            if len(vals) == 0:
+                raise bad(f"{name}[{path!r}] is empty: an axis needs at least one value")
+    if variants is not None:
+        if not isinstance(variants, Mapping) or not variants:
+            raise bad(
+                f"variants = {variants!r}: must be a non-empty mapping "
+                "{label: {field path: value, ...}}"
+            )
+        for label, fields in variants.items():
+            if not isinstance(fields, Mapping):
+                raise bad(f"variants[{label!r}] = {fields!r}: must be a mapping of field paths")
+
+
+def _as_lists(axes: Mapping[str, Sequence] | None) -> dict[str, list] | None:
+    """Axes as plain lists (a numpy array's values as Python numbers, for TOML)."""
+    if axes is None:
+        return None
+    return {k: v.tolist() if isinstance(v, np.ndarray) else list(v) for k, v in axes.items()}
+
+
+def _check_paths(base: dict, paths: list[str], probe: dict) -> None:
+    """Rejects an axis path that names no field of the scenario, before anything runs:
+    the engine's own unknown-field message for the probe (the base with a point applied),
+    with the nearest valid names."""
+    try:
+        _core.canonical(as_toml(probe))
+    except _core.ScenarioError as e:
+        wanted = {resolve_path(base, p): p for p in paths}
+        for at, _value, msg in getattr(e, "errors", []):
+            if not msg.startswith("unknown field"):
+                continue  # a value problem: that point is recorded as a failure
+            for resolved, given in wanted.items():
+                if resolved == at or resolved.startswith(at + ".") or resolved.startswith(at + "["):
+                    field = msg.split("`")[1] if "`" in msg else at
+                    allowed = re.findall(r"`([^`]+)`", msg.split("expected", 1)[-1])
+                    near = difflib.get_close_matches(field, allowed, n=3)
+                    hint = f"; did you mean {', '.join(near)}?" if near else ""
+                    parent = at.rsplit(".", 1)[0] if "." in at else "the top level"
+                    raise SweepPathError(
+                        f"axis {given!r}: the scenario has no field `{field}` in {parent}{hint} "
+                        f"(valid there: {', '.join(allowed)})"
+                    ) from None
 
 
 def points(
@@ -115,57 +257,14 @@ def _run_one(toml_text: str, timeseries: bool = False, extra=None) -> dict[str, 
     return out
 
 
-# Student-t 0.975 quantiles (two-sided 95%), by degrees of freedom.
-_T975 = {
-    1: 12.706,
-    2: 4.303,
-    3: 3.182,
-    4: 2.776,
-    5: 2.571,
-    6: 2.447,
-    7: 2.365,
-    8: 2.306,
-    9: 2.262,
-    10: 2.228,
-    11: 2.201,
-    12: 2.179,
-    13: 2.160,
-    14: 2.145,
-    15: 2.131,
-    16: 2.120,
-    17: 2.110,
-    18: 2.101,
-    19: 2.093,
-    20: 2.086,
-    21: 2.080,
-    22: 2.074,
-    23: 2.069,
-    24: 2.064,
-    25: 2.060,
-    26: 2.056,
-    27: 2.052,
-    28: 2.048,
-    29: 2.045,
-    30: 2.042,
-    40: 2.021,
-    60: 2.000,
-    120: 1.980,
-}
-
-
 def t975(df: int) -> float:
-    """t_{0.975, df}: exact table to 30, then interpolation in 1/df towards 1.960."""
+    """t_{0.975, df}, the two-sided 95% Student-t quantile (scipy); NaN below 1 degree of
+    freedom. (Until 2026-11 a 3-digit table with interpolation: within 2.3e-4 relative.)"""
     if df < 1:
         return math.nan
-    if df in _T975:
-        return _T975[df]
-    known = [*sorted(_T975), math.inf]
-    for lo, hi in itertools.pairwise(known):
-        if lo < df < hi:
-            a, b = _T975[lo], (_T975[hi] if hi != math.inf else 1.95996)
-            x, x0, x1 = 1 / df, 1 / lo, (1 / hi if hi != math.inf else 0.0)
-            return b + (a - b) * (x - x1) / (x0 - x1)
-    return 1.95996
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, df))
 
 
 @dataclass
@@ -177,14 +276,37 @@ class SweepResult:
     computed: int = 0
     #: The store key of each row of ``runs``, in order (the key of its time-series file).
     keys: list[str] = field(default_factory=list)
-    summary: pd.DataFrame = field(init=False)
+    #: Per point: n_runs and mean, sd, 95% CI half-width of every metric (wide), or None
+    #: if summarising failed (``summary_error`` says why; ``runs`` are kept).
+    summary: pd.DataFrame | None = field(init=False)
+    summary_error: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        self.summary = summarise(self.runs, self.params)
+        # Runs that finished must never be lost to a failure after them.
+        try:
+            self.summary = summarise(self.runs, self.params)
+        except Exception as e:
+            self.summary = None
+            self.summary_error = f"{type(e).__name__}: {e}"
+
+    @property
+    def tidy(self) -> pd.DataFrame:
+        """The summary in long form: the parameters, ``metric``, ``n_runs``, ``mean``,
+        ``sd``, ``ci95`` (one row per point and metric)."""
+        return tidy(self.summary, self.params)
+
+
+def _hashable(v: Any) -> Any:
+    """An axis value as a group key: lists and tables (a list of flows, per-link values)
+    by their canonical JSON text."""
+    if isinstance(v, (list, tuple, dict)):
+        return json.dumps(v, sort_keys=True, default=str)
+    return v
 
 
 def summarise(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
-    """Per point: n_runs, and mean, sd and 95% CI half-width (Student-t) of every metric."""
+    """Per point: n_runs, and mean, sd and 95% CI half-width (Student-t) of every metric.
+    Points keep their order of first appearance; list- or dict-valued axis values work."""
     if runs.empty:
         return pd.DataFrame()
     metrics = [
@@ -193,32 +315,54 @@ def summarise(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
         if c not in {*params, "run", "key", "engine_version"}
         and pd.api.types.is_numeric_dtype(runs[c])
     ]
-    rows = []
-    for keys, g in runs.groupby(params, sort=False, dropna=False) if params else [((), runs)]:
-        keys = keys if isinstance(keys, tuple) else (keys,)
-        row: dict[str, Any] = dict(zip(params, keys, strict=True))
-        n = len(g)
-        row["n_runs"] = n
-        # Every metric at once, one metric a contiguous row, with the arithmetic of pandas'
-        # Series.mean() and Series.std(ddof=1) (missing values skipped), so the numbers are
-        # those of a per-column loop, about 30 times faster.
-        x = np.ascontiguousarray(g[metrics].to_numpy(dtype=float, na_value=np.nan).T)
-        missing = np.isnan(x)
-        count = (~missing).sum(axis=1)
-        x[missing] = 0.0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = x.sum(axis=1) / count
-            sqr = (mean[:, None] - x) ** 2
-            sqr[missing] = 0.0
-            sd = np.sqrt(sqr.sum(axis=1) / (count - 1))
-        sd[(count < 2) | (n < 2)] = np.nan
-        ci = t975(n - 1) * sd / math.sqrt(n) if n > 1 else np.full(len(metrics), np.nan)
-        for m, a, b, c in zip(metrics, mean, sd, ci, strict=True):
-            row[f"{m}:mean"] = a
-            row[f"{m}:sd"] = b
-            row[f"{m}:ci95"] = c
-        rows.append(row)
-    return pd.DataFrame(rows)
+    values = runs[metrics].astype(float)
+    if params:
+        by = [runs[p].map(_hashable).rename(p) for p in params]
+        grouped = values.groupby(by, sort=False, dropna=False)
+        first = runs.groupby(by, sort=False, dropna=False)[params].first()
+        n = grouped.size()
+        mean, sd = grouped.mean(), grouped.std(ddof=1)
+        point_values = first.to_dict("records")
+    else:
+        n = pd.Series([len(runs)])
+        mean, sd = values.mean().to_frame().T, values.std(ddof=1).to_frame().T
+        point_values = [{}]
+    n_arr = n.to_numpy()
+    t = np.array([t975(k - 1) if k > 1 else np.nan for k in n_arr])
+    sd_arr = sd.to_numpy(dtype=float, copy=True)
+    sd_arr[n_arr < 2] = np.nan
+    ci = t[:, None] * sd_arr / np.sqrt(n_arr)[:, None]
+    cols: dict[str, Any] = {}
+    for k, m in enumerate(metrics):
+        cols[f"{m}:mean"] = mean.to_numpy()[:, k]
+        cols[f"{m}:sd"] = sd_arr[:, k]
+        cols[f"{m}:ci95"] = ci[:, k]
+    head = pd.DataFrame(point_values, columns=params)
+    head["n_runs"] = n_arr
+    return pd.concat([head, pd.DataFrame(cols)], axis=1)
+
+
+def tidy(summary: pd.DataFrame | None, params: list[str]) -> pd.DataFrame:
+    """A wide summary (``metric:mean``, ``metric:sd``, ``metric:ci95`` columns) in long form."""
+    cols = [*params, "metric", "n_runs", "mean", "sd", "ci95"]
+    if summary is None or summary.empty:
+        return pd.DataFrame(columns=cols)
+    stats = [c for c in summary.columns if c.rsplit(":", 1)[-1] in ("mean", "sd", "ci95")]
+    long = summary.melt(
+        id_vars=[*params, "n_runs"], value_vars=stats, var_name="column", value_name="value"
+    )
+    long[["metric", "stat"]] = long["column"].str.rsplit(":", n=1, expand=True)
+    long["_point"] = long.index % len(summary)
+    out = long.pivot_table(
+        index=["_point", "metric"], columns="stat", values="value", sort=False, dropna=False
+    ).reset_index()
+    head = summary[[*params, "n_runs"]].reset_index(drop=True)
+    out = out.join(head, on="_point")
+    order = {m: i for i, m in enumerate(dict.fromkeys(c.rsplit(":", 1)[0] for c in stats))}
+    out = out.sort_values(
+        ["_point", "metric"], key=lambda s: s.map(order) if s.name == "metric" else s
+    )
+    return out[cols].reset_index(drop=True)
 
 
 # fork is fast and works for scripts read from standard input; the engine starts no
@@ -295,14 +439,12 @@ def sweep(
     distribution). The store keys runs by scenario, so a changed ``extra`` needs a new db.
     A failing run records its message and a command that reproduces it; the sweep goes on.
     """
-    if runs < 1:
-        raise ValueError(f"runs = {runs}: must be at least 1")
+    _check_args(grid, zipped, variants, runs, workers)
+    grid, zipped = _as_lists(grid), _as_lists(zipped)
     base_dict = copy.deepcopy(dict(base)) if isinstance(base, Mapping) else load(base)
     as_toml(base_dict)  # reject unserialisable values early
     pts = points(grid, zipped)
     if variants is not None:
-        if not variants:
-            raise ValueError("variants is empty")
         pts = [{**p, "variant": v} for p in pts for v in variants]
     params = list(pts[0]) if pts and pts[0] else []
     version = _core.ENGINE_VERSION
@@ -310,6 +452,8 @@ def sweep(
         for v in variants or [None]:
             probe = copy.deepcopy(base_dict)
             _apply(probe, {**pts[0], "variant": v} if v else pts[0], variants)
+            paths = [p for p in pts[0] if p != "variant"] + list((variants or {}).get(v, {}))
+            _check_paths(base_dict, paths, probe)
     # The store is checked first (a refused file gets no lock file beside it), then locked
     # for the sweep: a second sweep on it waits, then finds these runs finished.
     store = Store(db) if db is not None else None

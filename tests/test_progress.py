@@ -6,6 +6,7 @@ import io
 
 from rich.console import Console
 
+import aqmlab
 from aqmlab.reproduce import Context, ReproductionProgress, reproduce
 
 # The module: the package's name ``aqmlab.sweep`` is the function it re-exports.
@@ -72,20 +73,9 @@ def test_context_sweep_hands_the_reproduction_bar_to_sweep_with_the_phase(tmp_pa
     assert seen[-1] == (False, None)
 
 
-def test_every_sweep_of_a_reproduction_reports_under_its_phase(tmp_path, monkeypatch, capsys):
-    """The mm1k and dumbbell reproductions with a sweep that speaks the protocol (a wrapper
-    around today's sweep): a second invocation reuses every run and says so per phase."""
-    real = sweep_module.sweep
-
-    def speaking(*a, progress, **kw):
-        res = real(*a, progress=False, **kw)
-        if not isinstance(progress, bool):
-            progress.start(res.computed, res.skipped)
-            progress.advance(res.computed)
-            progress.stop()
-        return res
-
-    monkeypatch.setattr(sweep_module, "sweep", speaking)
+def test_every_sweep_of_a_reproduction_reports_under_its_phase(tmp_path, capsys):
+    """The mm1k and dumbbell reproductions with the real sweep: a second invocation reuses
+    every run and says so per phase, on the reproduction's one bar."""
     for name in ["mm1k", "tcp_dumbbell"]:
         reproduce(name, quick=True, out=tmp_path, workers=1, progress=True)
     assert "reusing" not in capsys.readouterr().err
@@ -95,3 +85,34 @@ def test_every_sweep_of_a_reproduction_reports_under_its_phase(tmp_path, monkeyp
     assert "mm1k: M/M/1/K, 4 (load, K) rows: reusing 16 runs from the store" in err
     for n in (2, 4, 8):
         assert f"tcp_dumbbell: N = {n} flows: reusing 3 runs from the store" in err
+    assert err.count("━") > 0 and "runs" in err  # the bar itself, not a bar per sweep
+
+
+def test_a_sweep_feeds_the_sink_it_is_given(tmp_path):
+    calls = []
+
+    class Sink:
+        def start(self, total, reused):
+            calls.append(("start", total, reused))
+
+        def advance(self, n=1):
+            calls.append(("advance", n))
+
+        def stop(self):
+            calls.append(("stop",))
+
+    grid = {"links[3].queue.limit_pkts": [10, 20]}
+    b = aqmlab.scenario.example(duration="1s", warmup="0s")
+    aqmlab.sweep(b, grid, runs=2, workers=1, db=tmp_path / "x.db", progress=Sink())
+    assert calls == [("start", 4, 0), *[("advance", 1)] * 4, ("stop",)]
+    calls.clear()
+    aqmlab.sweep(b, grid, runs=3, workers=1, db=tmp_path / "x.db", progress=Sink())
+    assert calls == [("start", 2, 4), *[("advance", 1)] * 2, ("stop",)]
+
+
+def test_the_built_in_bar_says_when_runs_are_reused(tmp_path, capsys):
+    grid = {"links[3].queue.limit_pkts": [10, 20]}
+    b = aqmlab.scenario.example(duration="1s", warmup="0s")
+    aqmlab.sweep(b, grid, runs=1, workers=1, db=tmp_path / "x.db", progress=False)
+    aqmlab.sweep(b, grid, runs=2, workers=1, db=tmp_path / "x.db", progress=True)
+    assert f"reusing 2 of 4 runs from {tmp_path / 'x.db'}" in capsys.readouterr().err

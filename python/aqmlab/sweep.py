@@ -27,7 +27,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -419,7 +419,7 @@ def sweep(
     workers: int | None = None,
     cluster: str | None = None,
     db: str | Path | None = None,
-    progress: bool = True,
+    progress: bool | ProgressSink = True,
     timeseries: bool = True,
     extra: Callable[[Any], Mapping[str, float]] | None = None,
 ) -> SweepResult:
@@ -542,14 +542,20 @@ def _sweep(
                 continue
             tasks.append((key, p, r, canon_text))
 
-    bar = _progress(len(tasks)) if progress and tasks else None
+    bar: ProgressSink | None = None
+    if isinstance(progress, ProgressSink):
+        bar = progress
+    elif progress:
+        bar = _progress(where=str(store.path) if store else None)
+    if bar is not None:
+        bar.start(len(tasks), skipped)
     finished = 0
 
     def done_with(t: tuple[str, dict, int, str], outcome: Any) -> None:
         nonlocal finished
         record(*t, outcome)
         finished += 1
-        if bar:
+        if bar is not None:
             bar.advance()
 
     try:
@@ -564,7 +570,7 @@ def _sweep(
                     lambda i, outcome: done_with(tasks[i], outcome),
                 )
     except _Signalled as sig:
-        if bar:
+        if bar is not None:
             bar.stop()
             bar = None
         code = EXIT_CODES[signal.Signals(sig.signum)]
@@ -575,7 +581,7 @@ def _sweep(
             code,
         ) from None
     finally:
-        if bar:
+        if bar is not None:
             bar.stop()
 
     keys: list[str] = []
@@ -605,10 +611,29 @@ def _sweep(
     )
 
 
-class _progress:
-    """A rich progress bar with ETA on standard error."""
+@runtime_checkable
+class ProgressSink(Protocol):
+    """What a sweep reports its progress to (``progress=`` of ``sweep``): ``start(total,
+    reused)`` once before the runs (runs to compute, runs found in the store), ``advance(n)``
+    as runs finish, ``stop()`` at the end (also when interrupted). A reproduction passes one
+    sink to all its sweeps to show one bar."""
 
-    def __init__(self, total: int):
+    def start(self, total: int, reused: int) -> None: ...
+
+    def advance(self, n: int = 1) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class _progress:
+    """The built-in sink: a rich progress bar with ETA on standard error."""
+
+    def __init__(self, where: str | None = None):
+        self.where = where
+        self.p: Any = None
+
+    def start(self, total: int, reused: int) -> None:
+        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -625,15 +650,23 @@ class _progress:
             "ETA",
             TimeRemainingColumn(),
             transient=False,
+            console=Console(stderr=True),
         )
+        if reused:
+            self.p.console.print(
+                f"reusing {reused} of {reused + total} runs from {self.where}",
+                soft_wrap=True,
+                highlight=False,
+            )
         self.p.start()
         self.task = self.p.add_task("runs", total=total)
 
-    def advance(self) -> None:
-        self.p.advance(self.task)
+    def advance(self, n: int = 1) -> None:
+        self.p.advance(self.task, n)
 
     def stop(self) -> None:
-        self.p.stop()
+        if self.p is not None:
+            self.p.stop()
 
 
 def sweep_file(path: str | Path, **kw: Any) -> SweepResult:
@@ -654,4 +687,15 @@ def sweep_file(path: str | Path, **kw: Any) -> SweepResult:
     return sweep(base, sw.get("grid"), zipped=sw.get("zipped"), runs=sw.get("runs", 1), **kw)
 
 
-__all__ = ["SweepResult", "points", "set_field", "summarise", "sweep", "sweep_file", "t975"]
+__all__ = [
+    "ProgressSink",
+    "SweepArgumentError",
+    "SweepPathError",
+    "SweepResult",
+    "points",
+    "set_field",
+    "summarise",
+    "sweep",
+    "sweep_file",
+    "t975",
+]

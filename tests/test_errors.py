@@ -162,3 +162,57 @@ def test_cli_reports_toml_syntax_errors(tmp_path, capsys):
     bad.write_text("schema_version = = 1\n")
     assert main(["validate", str(bad)]) == 2
     assert "syntax" in capsys.readouterr().err.lower()
+
+
+# Issue 9, item 5: error paths of the command line.
+
+
+def _cli(*args: str, cwd=None):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "aqmlab.cli", *args], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_a_mistyped_reproduction_name_is_one_line_with_a_suggestion():
+    done = _cli("reproduce", "remm")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "error: unknown reproduction 'remm'; did you mean 'rem'? "
+        "(registered: mm1k, psand, rem, tcp_dumbbell)"
+    )
+
+
+def test_run_validate_load_and_sweep_report_a_toml_syntax_error_identically(tmp_path):
+    import aqmlab
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('schema_version = 1\n[simulation]\nduration = "1s"\nx = [1,\n', "utf-8")
+    expected = f"{bad}: TOML syntax error: Invalid value (at end of document)"
+    for args in (["run", str(bad), "--out", str(tmp_path / "o")], ["validate", str(bad)]):
+        done = _cli(*args)
+        assert done.returncode == 2 and done.stderr.strip() == f"error: {expected}", done.stderr
+    for call in (aqmlab.scenario.load, aqmlab.run, aqmlab.validate):
+        with pytest.raises(aqmlab.scenario.ScenarioFileError) as e:
+            call(bad)
+        assert str(e.value) == expected
+    sw = tmp_path / "sw.toml"
+    sw.write_text("[sweep]\nruns = \n", "utf-8")
+    done = _cli("sweep", str(sw), cwd=tmp_path)
+    assert not (tmp_path / "results").exists()
+    assert done.returncode == 2 and done.stderr.strip().startswith(
+        f"error: {sw}: TOML syntax error: Invalid value (at line 2, column 8)"
+    ), done.stderr
+
+
+def test_a_binary_file_is_named_and_not_decoded(tmp_path):
+    garbage = tmp_path / "garbage.toml"
+    garbage.write_bytes(b"schema_version = 1\n\xff\xfe\x00binary")
+    for args in (["run", str(garbage), "--out", str(tmp_path / "o")], ["validate", str(garbage)]):
+        done = _cli(*args)
+        assert done.returncode == 2
+        assert done.stderr.strip() == (
+            f"error: {garbage} is not a text file (not valid UTF-8 at byte 19)"
+        ), done.stderr

@@ -149,3 +149,19 @@ def test_progress_reports_simulated_time_and_changes_nothing():
         raise RuntimeError("a failing callback stops the reports, not the run")
 
     assert aqmlab.run(s, progress=broken).summary() == with_progress.summary()
+
+
+def test_cli_run_writes_the_traced_flows_time_series(tmp_path, root):
+    """`aqmlab run` writes what Python's `res.flow_timeseries` holds (cwnd, ssthresh, srtt
+    of the traced TCP flows), as it writes the queues' time series."""
+    import aqmlab
+
+    f = root / "scenarios" / "tcp_dumbbell.toml"
+    out = tmp_path / "res"
+    assert main(["run", str(f), "--out", str(out), "--no-plot"]) == 0
+    res = aqmlab.run(str(f))
+    assert len(res.flow_timeseries) > 0
+    for ext, read in (("csv", pd.read_csv), ("parquet", pd.read_parquet)):
+        got = read(out / f"flow_timeseries.{ext}")
+        assert {"cwnd", "ssthresh", "srtt_s"} <= set(got.columns)
+        pd.testing.assert_frame_equal(got, res.flow_timeseries, check_dtype=False)

@@ -15,6 +15,7 @@ from aqmlab._core import (
     SCHEMA_VERSION,
     ConservationError,
     InternalError,
+    ResourceError,
     ScenarioError,
 )
 from aqmlab.pool import SweepInterrupted
@@ -30,6 +31,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "ConservationError",
     "InternalError",
+    "ResourceError",
     "Results",
     "ScenarioError",
     "Store",

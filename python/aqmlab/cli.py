@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
 from aqmlab import _core
 from aqmlab.pool import SweepInterrupted
-from aqmlab.scenario import example, to_toml
+from aqmlab.scenario import as_toml, example, to_toml
 from aqmlab.store import StoreError
 
 EPILOG = """examples:
@@ -18,7 +19,8 @@ EPILOG = """examples:
   aqmlab sweep sw.toml --db sw.db        a sweep; kill it any time, rerun to resume
   aqmlab results sw.db --export parquet  every finished run as a table
 
-Scenario reference: docs/scenarios.md. Exit status: 0 ok, 2 invalid input, 3 engine error.
+Scenario reference: docs/scenarios.md. Exit status: 0 ok, 1 some sweep runs failed,
+2 invalid input, 3 engine error or out of memory, 130 Ctrl-C, 143 SIGTERM (rerun to resume).
 """
 
 
@@ -74,7 +76,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"links, {len(c.get('flows', []))} flows)"
     )
     if args.canonical:
-        print(_core.canonical(Path(args.file).read_text("utf-8")), end="")
+        print(_core.canonical(as_toml(args.file)), end="")
     return 0
 
 
@@ -82,8 +84,10 @@ DEFAULT_SWEEPS = Path("results") / "sweeps"
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from aqmlab.scenario import read_toml
     from aqmlab.sweep import sweep_file
 
+    read_toml(args.file, "sweep")  # a file that cannot be read creates nothing
     stem = Path(args.file).stem
     # Nothing computed is thrown away: without --db/--out the results go to a default
     # place, said before the first run.
@@ -177,10 +181,19 @@ def cmd_results(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from aqmlab.reproduce import registry, reproduce
 
+    reg = registry()
     if args.list:
-        for name, exp in registry().items():
+        for name, exp in reg.items():
             print(f"{name:<16} {exp.title}")
         return 0
+    if args.paper is not None and args.paper not in reg:
+        near = difflib.get_close_matches(args.paper, reg, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        print(
+            f"error: unknown reproduction {args.paper!r}{hint} (registered: {', '.join(reg)})",
+            file=sys.stderr,
+        )
+        return 2
     done = reproduce(
         args.paper,
         quick=args.quick,
@@ -288,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except MemoryError as e:  # ResourceError: a memory bound, or an allocation that failed
+        print(f"error: out of memory: {e}", file=sys.stderr)
+        return 3
     except (_core.ConservationError, _core.InternalError) as e:
         print(f"engine error ({type(e).__name__}): {e}", file=sys.stderr)
         return 3

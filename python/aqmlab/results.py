@@ -154,6 +154,7 @@ class Results:
             ("queues", self.queues),
             ("flows", self.flows),
             ("timeseries", self.timeseries),
+            ("flow_timeseries", self.flow_timeseries),  # traced flows: cwnd, ssthresh, srtt
             ("queue_dist", self.queue_dist),
         ):
             for ext in ("csv", "parquet"):

@@ -614,27 +614,49 @@ def to_toml(sc: Mapping[str, Any]) -> str:
     return tomli_w.dumps(_plain(sc, ""))
 
 
+class ScenarioFileError(ValueError):
+    """A scenario (or sweep) file that is not readable TOML text: not UTF-8, or a TOML
+    syntax error (with its line and column). The same message from every entry point."""
+
+
+def read_toml(path: str | os.PathLike[str], what: str = "scenario") -> tuple[str, dict]:
+    """The one reader of TOML files (``aqmlab run``, ``validate``, ``sweep``, ``load``,
+    ``run(path)``): the text and its parsed tables, or ``ScenarioFileError`` naming the file."""
+    import tomllib
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{what} file not found: {p}")
+    data = p.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioFileError(
+            f"{p} is not a text file (not valid UTF-8 at byte {e.start})"
+        ) from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioFileError(f"{p}: TOML syntax error: {e}") from None
+
+
 def as_toml(sc: ScenarioLike) -> str:
     """TOML text of a scenario dict, or of a scenario file path."""
     if isinstance(sc, Mapping):
         return to_toml(sc)
     if isinstance(sc, (str, os.PathLike)):
-        p = Path(sc)
-        if not p.is_file():
-            raise FileNotFoundError(f"scenario file not found: {p}")
-        return p.read_text(encoding="utf-8")
+        return read_toml(sc)[0]
     raise TypeError(f"expected a scenario dict or a TOML file path, got {type(sc).__name__}")
 
 
 def load(path: str | os.PathLike[str]) -> Scenario:
     """Reads a scenario file into a dict (not yet validated)."""
-    import tomllib
-
-    return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    return read_toml(path)[1]
 
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ScenarioFileError",
     "ared",
     "as_toml",
     "bernoulli",
@@ -656,6 +678,7 @@ __all__ = [
     "psand",
     "queue",
     "random_sessions",
+    "read_toml",
     "red",
     "rem",
     "router",

@@ -34,7 +34,7 @@ import pandas as pd
 
 from aqmlab import _core
 from aqmlab.pool import EXIT_CODES, SweepInterrupted, _Signalled, run_tasks, signals_raise
-from aqmlab.scenario import ScenarioLike, as_toml, load, to_toml
+from aqmlab.scenario import ScenarioLike, as_toml, load, read_toml, to_toml
 from aqmlab.store import Store, StoreLock, run_key
 
 _STEP = re.compile(r"([^.\[\]]+)|\[([^\[\]]+)\]")
@@ -672,10 +672,8 @@ class _progress:
 def sweep_file(path: str | Path, **kw: Any) -> SweepResult:
     """Runs a sweep written as TOML: a table ``[sweep]`` with ``base`` (a scenario file,
     relative to the sweep file), ``runs``, ``[sweep.grid]`` and optional ``[sweep.zipped]``."""
-    import tomllib
-
     path = Path(path)
-    spec = tomllib.loads(path.read_text("utf-8"))
+    spec = read_toml(path, "sweep")[1]
     unknown = set(spec) - {"sweep"}
     if unknown or "sweep" not in spec:
         raise ValueError(f"{path}: expected a single [sweep] table, got {sorted(spec)}")

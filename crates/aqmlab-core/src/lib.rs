@@ -18,6 +18,7 @@
 pub mod aqm;
 pub mod event;
 pub mod link;
+pub mod mem;
 pub mod packet;
 pub mod queue;
 pub mod record;

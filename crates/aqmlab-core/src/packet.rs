@@ -78,8 +78,16 @@ impl PacketArena {
                 i
             }
             None => {
-                self.slots.push(p);
-                self.live.push(true);
+                if self.slots.len() >= crate::mem::MAX_LIVE_PACKETS {
+                    crate::mem::exhausted(format!(
+                        "more than {} packets alive at once: a buffer is fed faster than it \
+                         drains and holds more than memory allows (lower limit_pkts / \
+                         limit_bytes, or the offered load)",
+                        crate::mem::MAX_LIVE_PACKETS
+                    ));
+                }
+                crate::mem::push(&mut self.slots, p, "the packet arena");
+                crate::mem::push(&mut self.live, true, "the packet arena");
                 (self.slots.len() - 1) as u32
             }
         }

@@ -1150,9 +1150,32 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
         ScenarioErrors(vec![ScenarioError {
             path,
             value,
-            message,
+            message: integer_range_message(&message),
         }])
     })
+}
+
+/// serde names Rust types ("invalid value: integer `-1`, expected u32"); a user needs the
+/// allowed range ("integer `-1`: must be an integer from 0 to 4294967295").
+fn integer_range_message(msg: &str) -> String {
+    let Some((what, ty)) = msg.rsplit_once(", expected ") else {
+        return msg.to_string();
+    };
+    let range = match ty {
+        "u8" => "from 0 to 255",
+        "u16" => "from 0 to 65535",
+        "u32" => "from 0 to 4294967295",
+        // TOML integers are 64-bit signed: the largest a file can hold.
+        "u64" | "usize" => "from 0 to 9223372036854775807",
+        "i32" => "from -2147483648 to 2147483647",
+        "i64" => "from -9223372036854775808 to 9223372036854775807",
+        _ => return msg.to_string(),
+    };
+    let found = what
+        .strip_prefix("invalid value: ")
+        .or_else(|| what.strip_prefix("invalid type: "))
+        .unwrap_or(what);
+    format!("{found}: must be an integer {range}")
 }
 
 /// Parses and validates.
@@ -1204,6 +1227,8 @@ struct Validator {
 const MAX_PACKET: u64 = 65_535;
 /// Time-series samples per queue: 10^7 samples of a few columns is already ~100 MB.
 const MAX_SAMPLES: u64 = 10_000_000;
+/// Time-series values of a run across all queues and traced flows (f64: 400 MB).
+const MAX_SERIES_VALUES: u64 = 50_000_000;
 /// Longest accepted time: far below where sums of event times overflow u64 nanoseconds.
 const MAX_TIME: Time = 1_000_000 * crate::units::NS_PER_SEC;
 /// Poisson packet rates: mean gaps are drawn in whole nanoseconds, so a mean gap below 1 ns
@@ -1310,6 +1335,26 @@ impl Validator {
                          {MAX_SAMPLES} are recorded (raise the interval)"
                     ),
                 );
+            } else {
+                // Every queue records at least its length (packets, bytes) and six counters
+                // (AQMs add their own); each traced flow four series.
+                let queues = 2 * s.links.len() as u64;
+                let traced = s.flows.iter().filter(|f| f.trace == Some(true)).count() as u64;
+                let series = 8 * queues + 4 * traced;
+                let values = (samples + 1).saturating_mul(series);
+                if values > MAX_SERIES_VALUES {
+                    self.err(
+                        "simulation.sample_interval",
+                        format!("\"{}\"", crate::units::format_time(s.sample_interval())),
+                        format!(
+                            "records at least {values} time-series values ({} samples x {series} \
+                             series: {queues} queues x 8, {traced} traced flows x 4); at most \
+                             {MAX_SERIES_VALUES} (400 MB) are kept: raise the interval or trace \
+                             fewer flows",
+                            samples + 1
+                        ),
+                    );
+                }
             }
         }
 

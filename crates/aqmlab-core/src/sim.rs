@@ -55,6 +55,9 @@ struct FlowCounters {
     recv_bytes: u64,
     dropped_pkts: u64,
     lost_pkts: u64,
+    /// Dropped or lost packets that were sent at or after the warm-up: the numerator of
+    /// loss_rate, so that it counts only packets of its own denominator.
+    window_losses: u64,
     delay_sum_ns: u128,
 }
 
@@ -67,6 +70,7 @@ impl FlowCounters {
             recv_bytes: self.recv_bytes - o.recv_bytes,
             dropped_pkts: self.dropped_pkts - o.dropped_pkts,
             lost_pkts: self.lost_pkts - o.lost_pkts,
+            window_losses: self.window_losses - o.window_losses,
             delay_sum_ns: self.delay_sum_ns - o.delay_sum_ns,
         }
     }
@@ -645,7 +649,10 @@ impl<'a> Simulator<'a> {
     #[inline]
     fn drop_packet(&mut self, pkt: u32) {
         let p = *self.packets.get(pkt);
-        self.counters(&p).dropped_pkts += 1;
+        let in_window = p.created >= self.warmup;
+        let c = self.counters(&p);
+        c.dropped_pkts += 1;
+        c.window_losses += u64::from(in_window);
         self.packets.free(pkt);
     }
 
@@ -856,7 +863,10 @@ impl<'a> Simulator<'a> {
         if fate == Fate::Lose {
             ch.lost += 1;
             let p = *self.packets.get(pkt);
-            self.counters(&p).lost_pkts += 1;
+            let in_window = p.created >= self.warmup;
+            let c = self.counters(&p);
+            c.lost_pkts += 1;
+            c.window_losses += u64::from(in_window);
             self.packets.free(pkt);
         } else {
             let to = ch.to;
@@ -1098,10 +1108,12 @@ impl<'a> Simulator<'a> {
                     acks_sent: a.sent_pkts,
                     acks_lost: a.dropped_pkts + a.lost_pkts,
                     completion_time_s: completion,
+                    // Of the packets sent in the window, the fraction dropped or lost: in
+                    // [0, 1] (drops of packets sent before the window are not counted).
                     loss_rate: if c.sent_pkts == 0 {
                         f64::NAN
                     } else {
-                        (c.dropped_pkts + c.lost_pkts) as f64 / c.sent_pkts as f64
+                        c.window_losses as f64 / c.sent_pkts as f64
                     },
                     mean_delay_s: if c.recv_pkts == 0 {
                         f64::NAN

@@ -31,6 +31,22 @@ pyo3::create_exception!(
     "The engine panicked; the message says where. Please report it with the scenario."
 );
 
+pyo3::create_exception!(
+    aqmlab._core,
+    ResourceError,
+    pyo3::exceptions::PyMemoryError,
+    "The run would exceed a memory bound (live packets, time-series values) or an allocation \
+     failed; nothing of the run is kept. The message says which and what to change."
+);
+
+/// A panic payload as the Python exception it stands for.
+fn panic_err(p: Box<dyn std::any::Any + Send>) -> PyErr {
+    match p.downcast::<aqmlab_core::mem::ResourceExhausted>() {
+        Ok(r) => ResourceError::new_err(r.0),
+        Err(p) => InternalError::new_err(panic_message(p)),
+    }
+}
+
 fn scenario_err(py: Python<'_>, e: &ScenarioErrors) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
     let v = err.value(py);
@@ -117,7 +133,7 @@ fn run<'py>(
         Ok(Ok((canon, warmup, r))) => to_python(py, &canon, warmup, &r),
         Ok(Err(SimError::Scenario(e))) => Err(scenario_err(py, &e)),
         Ok(Err(e @ SimError::Conservation(_))) => Err(ConservationError::new_err(e.to_string())),
-        Err(p) => Err(InternalError::new_err(panic_message(p))),
+        Err(p) => Err(panic_err(p)),
     }
 }
 
@@ -257,6 +273,18 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("ConservationError", py.get_type::<ConservationError>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;
+    m.add("ResourceError", py.get_type::<ResourceError>())?;
+    // A run that runs out of memory unwinds on purpose: say it once, as the exception.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info
+            .payload()
+            .downcast_ref::<aqmlab_core::mem::ResourceExhausted>()
+            .is_none()
+        {
+            default_hook(info)
+        }
+    }));
     m.add("ENGINE_VERSION", aqmlab_core::VERSION)?;
     m.add("SCHEMA_VERSION", scenario::SCHEMA_VERSION)?;
     m.add_function(wrap_pyfunction!(canonical, m)?)?;

@@ -16,6 +16,7 @@
 //!   stream per component, integer-nanosecond time, streamed statistics.
 
 pub mod aqm;
+pub mod check;
 pub mod event;
 pub mod link;
 pub mod mem;

@@ -37,12 +37,7 @@ use crate::rng::Rng;
 use crate::units::{Time, NS_PER_SEC};
 use std::collections::VecDeque;
 
-/// Capacity of the buffer, excluding the packet on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    Packets(u32),
-    Bytes(u64),
-}
+pub use crate::aqm::Limit;
 
 /// Monotone counters; a copy taken at the end of the warm-up is subtracted for reporting,
 /// while conservation is checked on the totals.

@@ -4,21 +4,7 @@
 //! behind it) and `Arrive` at the far end, scheduled when transmission starts, merging
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
-use crate::aqm::ared::{auto_thresholds, AredConfig};
-use crate::aqm::blue::{BlueConfig, BlueParams, Freeze};
-use crate::aqm::codel::CodelConfig;
-use crate::aqm::feng::FengConfig;
-use crate::aqm::fq_codel::{FqCodel, FqCodelConfig};
-use crate::aqm::pi::PiConfig;
-use crate::aqm::pie::PieConfig;
-use crate::aqm::psand::PsandConfig;
-use crate::aqm::red::{CountRule, RedConfig};
-use crate::aqm::rem::{MarkPoint, RemConfig, RemUpdate};
-use crate::aqm::sfb::SfbConfig;
-use crate::aqm::{
-    AnyAqm, Aqm, Ared, Blue, Codel, DropTail, FengRed, Pi, Pie, Psand, Reason, Red, Rem, Sfb,
-    NUM_REASONS,
-};
+use crate::aqm::{Aqm, Discipline, Reason, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -27,8 +13,7 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    AqmSpec, CodelSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, MarkPointSpec,
-    QueueSpec, RedSpec, RemSpec, RemUpdateSpec, Scenario, ScenarioErrors, TcpVariant, Weight,
+    DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario, ScenarioErrors, TcpVariant,
 };
 use crate::tcp::{
     Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
@@ -242,129 +227,16 @@ pub struct Simulator<'a> {
     progress: Option<Arc<AtomicU64>>,
 }
 
-fn codel_config(c: &CodelSpec) -> CodelConfig {
-    CodelConfig {
-        target: c.target.0,
-        interval: c.interval.0,
-        mtu: c.mtu.0 as u32,
-        ecn: c.ecn,
-        ce_threshold: c.ce_threshold.map(|d| d.0),
-    }
-}
-
 fn build_queue(q: &QueueSpec, bps: u64, mut rng: Rng) -> OutputQueue {
     let limit = match (q.limit_pkts, q.limit_bytes) {
         (Some(p), _) => Limit::Packets(p),
         (None, Some(b)) => Limit::Bytes(b.0),
         (None, None) => unreachable!("validated: a queue has a limit"),
     };
-    if let AqmSpec::FqCodel(c) = &q.aqm {
-        let cfg = FqCodelConfig {
-            flows: c.flows,
-            quantum: c.quantum.0 as u32,
-            drop_batch: c.drop_batch,
-            codel: codel_config(&c.codel()),
-        };
-        // The per-run hash salt comes first from the port's own stream.
-        let salt = rng.next_u64();
-        return OutputQueue::with_flows(limit, bps, FqCodel::new(cfg, salt), rng);
+    match q.aqm.build(&q.ctx(bps), &mut rng) {
+        Discipline::Fifo(aqm) => OutputQueue::new(limit, bps, aqm, rng),
+        Discipline::FlowQueue(fq) => OutputQueue::with_flows(limit, bps, fq, rng),
     }
-    let aqm = match &q.aqm {
-        AqmSpec::Droptail => AnyAqm::DropTail(DropTail),
-        AqmSpec::Red(r) => AnyAqm::Red(Red::new(red_config(r), bps)),
-        AqmSpec::Ared(r) => {
-            let (lo, hi) = match (r.min_th, r.max_th) {
-                (Some(lo), Some(hi)) => (lo, hi),
-                (Some(lo), None) => (lo, 3.0 * lo),
-                _ => auto_thresholds(bps, r.mean_pktsize.0 as u32, r.target_delay.0),
-            };
-            let ctl = AredConfig {
-                interval: r.interval.0,
-                alpha_max: r.alpha,
-                beta: r.beta,
-                top: r.top,
-                bottom: r.bottom,
-            };
-            AnyAqm::Ared(Ared::new(red_config(&r.red(lo, hi)), ctl, bps))
-        }
-        AqmSpec::Rem(r) => AnyAqm::Rem(Rem::new(rem_config(r), bps)),
-        AqmSpec::FengRed(r) => {
-            let ctl = FengConfig {
-                alpha: r.alpha,
-                beta: r.beta,
-                bottom: r.bottom,
-                top: r.top,
-            };
-            AnyAqm::FengRed(FengRed::new(red_config(&r.red()), ctl, bps))
-        }
-        AqmSpec::Psand(r) => {
-            // The paper's threshold rule needs the buffer capacity, known only here.
-            let (lo, hi) = r.thresholds(q);
-            let ctl = PsandConfig {
-                target: r.target,
-                coef: r.coef,
-                gamma: r.gamma,
-                interval: r.interval.0,
-                lower: r.lower,
-                upper: r.upper,
-            };
-            AnyAqm::Psand(Psand::new(red_config(&r.red(lo, hi)), ctl, bps))
-        }
-        AqmSpec::Pi(r) => AnyAqm::Pi(Pi::new(PiConfig {
-            a: r.a,
-            b: r.b,
-            period: r.period(),
-            q_ref: r.q_ref,
-            byte_mode: r.byte_mode,
-            mean_pktsize: r.mean_pktsize.0 as u32,
-            ecn: r.ecn,
-        })),
-        AqmSpec::Blue(b) => AnyAqm::Blue(Blue::new(BlueConfig {
-            params: BlueParams {
-                d1: b.d1,
-                d2: b.d2,
-                freeze: Freeze::Shared(b.freeze_time.0),
-            },
-            idle_catchup: b.idle_catchup,
-            increase_threshold: b.increase_threshold,
-            byte_mode: b.byte_mode,
-            mean_pktsize: b.mean_pktsize.0 as u32,
-            ecn: b.ecn,
-        })),
-        AqmSpec::Sfb(b) => AnyAqm::Sfb(Sfb::new(SfbConfig {
-            levels: b.levels as usize,
-            bins: b.bins as usize,
-            bin_size: b.bin_size,
-            max: b.max,
-            increment: b.increment,
-            decrement: b.decrement,
-            penalty_rate: b.penalty_rate,
-            penalty_burst: b.penalty_burst,
-            rehash_interval: b.rehash_interval.0,
-            warmup_time: b.warmup_time.0,
-            byte_mode: b.byte_mode,
-            mean_pktsize: b.mean_pktsize.0 as u32,
-            ecn: b.ecn,
-        })),
-        AqmSpec::Codel(c) => AnyAqm::Codel(Codel::new(codel_config(c))),
-        AqmSpec::Pie(c) => AnyAqm::Pie(Pie::new(PieConfig {
-            target: c.target.0,
-            t_update: c.t_update.0,
-            alpha: c.alpha,
-            beta: c.beta,
-            max_burst: c.max_burst.0,
-            ecn: c.ecn,
-            mark_ecn_th: c.mark_ecn_th.unwrap_or(0.1),
-            byte_mode: c.byte_mode,
-            mtu: c.mtu.0 as u32,
-            dq_rate: c
-                .dq_rate_estimator
-                .then(|| c.dq_threshold.map_or(16_384, |b| b.0)),
-            derandomize: c.derandomize,
-        })),
-        AqmSpec::FqCodel(_) => unreachable!("built above"),
-    };
-    OutputQueue::new(limit, bps, aqm, rng)
 }
 
 impl<'a> Simulator<'a> {
@@ -1136,51 +1008,6 @@ impl<'a> Simulator<'a> {
             packets: self.packets.created(),
             measured_s: t,
         })
-    }
-}
-
-fn rem_config(r: &RemSpec) -> RemConfig {
-    RemConfig {
-        gamma: r.gamma,
-        phi: r.phi,
-        alpha: r.alpha,
-        b_star: r.b_star,
-        interval: r.interval.0,
-        update: match r.update {
-            RemUpdateSpec::Rate => RemUpdate::Rate,
-            RemUpdateSpec::Queue => RemUpdate::Queue,
-        },
-        w_x: r.w_x.unwrap_or(1.0),
-        byte_mode: r.byte_mode,
-        mean_pktsize: r.mean_pktsize.0 as u32,
-        ecn: r.ecn,
-        mark_at: match r.mark_at {
-            Some(MarkPointSpec::Arrival) => MarkPoint::Arrival,
-            Some(MarkPointSpec::Departure) | None => MarkPoint::Departure,
-        },
-    }
-}
-
-fn red_config(r: &RedSpec) -> RedConfig {
-    RedConfig {
-        min_th: r.min_th,
-        max_th: r.max_th,
-        max_p: r.max_p,
-        w_q: match r.w_q {
-            Weight::Auto => None,
-            Weight::Value(w) => Some(w),
-        },
-        gentle: r.gentle,
-        count_rule: match r.count_rule {
-            CountRuleSpec::Uniform => CountRule::Uniform,
-            CountRuleSpec::Ns2 => CountRule::Ns2,
-            CountRuleSpec::Ns2Wait => CountRule::Ns2Wait,
-            CountRuleSpec::Independent => CountRule::Independent,
-        },
-        byte_mode: r.byte_mode,
-        mean_pktsize: r.mean_pktsize.0 as u32,
-        ecn: r.ecn,
-        mark_above_max_th: r.mark_above_max_th,
     }
 }
 

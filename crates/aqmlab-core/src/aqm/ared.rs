@@ -12,8 +12,12 @@
 //! checks on arrivals instead (algorithms.md §2.2). Bounds are checked before each step, as
 //! in the paper, so max_p may exceed top or fall below bottom by one step.
 
-use super::red::{Red, RedConfig};
+use super::red::{default_max_p, red_spec, red_variant_spec, Red, RedConfig, RedSpec};
+use super::QueueCtx;
+use crate::check::Problems;
+use crate::units::Duration;
 use crate::units::{Time, NS_PER_SEC};
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
 pub struct AredConfig {
@@ -64,6 +68,139 @@ impl Ared {
 periodic_max_p_controller!(Ared, ["max_p"], |s, out| {
     out[0] = s.red.max_p();
 });
+
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+red_variant_spec! {
+    /// Adaptive RED parameters (docs/aqm/ared.md). Thresholds default to ARED's automatic
+    /// values (min_th = max(5, target_delay·C/2), max_th = 3·min_th).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct AredSpec {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub min_th: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_th: Option<f64>,
+        #[serde(default = "default_target_delay")]
+        pub target_delay: Duration,
+        #[serde(default = "default_ared_interval")]
+        pub interval: Duration,
+        /// The initial max_p.
+        #[serde(default = "default_max_p")]
+        pub max_p: f64,
+        #[serde(default = "default_alpha")]
+        pub alpha: f64,
+        #[serde(default = "default_beta")]
+        pub beta: f64,
+        #[serde(default = "default_top")]
+        pub top: f64,
+        #[serde(default = "default_bottom")]
+        pub bottom: f64,
+    }
+}
+
+impl AredSpec {
+    /// The RED this ARED starts from, with the given thresholds: ARED is RED plus a
+    /// controller of max_p, so the shared fields are validated and built as RED's.
+    pub fn red(&self, min_th: f64, max_th: f64) -> RedSpec {
+        red_spec!(self, min_th, max_th)
+    }
+}
+
+fn default_target_delay() -> Duration {
+    Duration(5_000_000)
+}
+
+pub(crate) fn default_ared_interval() -> Duration {
+    Duration(500_000_000)
+}
+
+fn default_alpha() -> f64 {
+    0.01
+}
+
+fn default_beta() -> f64 {
+    0.9
+}
+
+fn default_top() -> f64 {
+    0.5
+}
+
+pub(crate) fn default_bottom() -> f64 {
+    0.01
+}
+
+impl AredSpec {
+    pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
+        match (self.min_th, self.max_th) {
+            (Some(lo), _) if !(lo.is_finite() && lo >= 0.0) => p.err(
+                format!("{a}.min_th"),
+                lo,
+                "must be a finite number >= 0 (packets)",
+            ),
+            (Some(lo), Some(hi)) if !(hi.is_finite() && hi > lo) => p.err(
+                format!("{a}.max_th"),
+                hi,
+                format!("must be > min_th = {lo}"),
+            ),
+            (None, Some(_)) => p.err(
+                format!("{a}.max_th"),
+                "",
+                "give min_th too, or neither (both automatic)",
+            ),
+            _ => {}
+        }
+        for (field, v) in [("top", self.top), ("bottom", self.bottom)] {
+            if !(v.is_finite() && v > 0.0 && v <= 1.0) {
+                p.err(format!("{a}.{field}"), v, "must be a probability in (0, 1]");
+            }
+        }
+        if self.bottom > self.top {
+            p.err(
+                format!("{a}.bottom"),
+                self.bottom,
+                format!("must be <= top = {}", self.top),
+            );
+        }
+        if !(self.alpha.is_finite() && self.alpha > 0.0 && self.alpha <= 1.0) {
+            p.err(format!("{a}.alpha"), self.alpha, "must be in (0, 1]");
+        }
+        if !(self.beta.is_finite() && self.beta > 0.0 && self.beta < 1.0) {
+            p.err(format!("{a}.beta"), self.beta, "must be in (0, 1)");
+        }
+        if self.interval.0 == 0 {
+            p.err(format!("{a}.interval"), "\"0ns\"", "must be > 0");
+        }
+        if self.target_delay.0 == 0 && self.min_th.is_none() {
+            p.err(
+                format!("{a}.target_delay"),
+                "\"0ns\"",
+                "must be > 0 when the thresholds are automatic",
+            );
+        }
+        self.red(0.0, 1.0).validate_fields(a, p);
+    }
+
+    /// Explicit thresholds, min_th with max_th = 3·min_th, or both automatic from the link.
+    pub fn build(&self, q: &QueueCtx) -> Ared {
+        let (lo, hi) = match (self.min_th, self.max_th) {
+            (Some(lo), Some(hi)) => (lo, hi),
+            (Some(lo), None) => (lo, 3.0 * lo),
+            _ => auto_thresholds(q.link_bps, self.mean_pktsize.0 as u32, self.target_delay.0),
+        };
+        let ctl = AredConfig {
+            interval: self.interval.0,
+            alpha_max: self.alpha,
+            beta: self.beta,
+            top: self.top,
+            bottom: self.bottom,
+        };
+        Ared::new(self.red(lo, hi).config(), ctl, q.link_bps)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -150,7 +287,7 @@ mod tests {
         let q = QueueView {
             len_pkts: 0,
             len_bytes: 0,
-            limit: crate::queue::Limit::Packets(100),
+            limit: crate::aqm::Limit::Packets(100),
             link_bps: 10_000_000,
         };
         // 0.5 s idle on 10 Mb/s = 625 packet times: avg 12 → 12·(1−w_q)^625 ≈ 7.3 < 9.

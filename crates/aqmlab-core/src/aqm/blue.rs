@@ -26,10 +26,14 @@
 //! - Byte mode: the probability of a packet is p_m·size/mean_pktsize (capped at 1), as
 //!   ns-2's `bytes_` for RED, and L is counted in bytes (L·mean_pktsize).
 
+use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
+use crate::check::{default_mean_pktsize, default_true, Problems};
 use crate::packet::Packet;
 use crate::rng::Rng;
+use crate::units::{Bytes, Duration};
 use crate::units::{Time, NS_PER_SEC};
+use serde::{Deserialize, Serialize};
 
 /// How often p_m may change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -234,11 +238,112 @@ impl Aqm for Blue {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+/// BLUE parameters (docs/aqm/blue.md). Defaults: the NITK ns-3 port of Feng's BLUE
+/// (δ1 = 0.0025, δ2 = 0.00025, freeze_time = 100 ms).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlueSpec {
+    /// δ1: added to p_m on a buffer overflow (or a queue above increase_threshold).
+    #[serde(default = "default_blue_d1")]
+    pub d1: f64,
+    /// δ2: subtracted from p_m when the buffer empties.
+    #[serde(default = "default_blue_d2")]
+    pub d2: f64,
+    #[serde(default = "default_blue_freeze")]
+    pub freeze_time: Duration,
+    /// One more decrement per freeze_time of idleness, applied at the next arrival.
+    #[serde(default = "default_true")]
+    pub idle_catchup: bool,
+    /// L in packets (× mean_pktsize in byte mode): an arrival finding more waiting also
+    /// raises p_m (the paper's variant). Absent: overflow only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub increase_threshold: Option<f64>,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+}
+
+fn default_blue_d1() -> f64 {
+    0.0025
+}
+
+fn default_blue_d2() -> f64 {
+    0.00025
+}
+
+fn default_blue_freeze() -> Duration {
+    Duration(100_000_000)
+}
+
+impl BlueSpec {
+    pub fn validate(&self, a: &str, q: &QueueCtx, p: &mut Problems) {
+        p.unit_interval(format!("{a}.d1"), self.d1);
+        p.unit_interval(format!("{a}.d2"), self.d2);
+        p.time_at_most(format!("{a}.freeze_time"), self.freeze_time);
+        if self.idle_catchup && self.freeze_time.0 == 0 {
+            p.err(
+                format!("{a}.idle_catchup"),
+                "true",
+                "needs freeze_time > 0 (one decrement per freeze_time of idleness); \
+                 set idle_catchup = false or a freeze_time",
+            );
+        }
+        p.mean_pktsize(a, self.mean_pktsize);
+        if let Some(l) = self.increase_threshold {
+            let path = format!("{a}.increase_threshold");
+            if !(l.is_finite() && l >= 0.0) {
+                p.err(path, l, "must be a finite number >= 0 (packets)");
+            } else {
+                match (self.byte_mode, q.limit_pkts, q.limit_bytes) {
+                    (false, Some(n), None) if l >= n as f64 => p.err(
+                        path,
+                        l,
+                        format!("must be < limit_pkts = {n}: the buffer never holds more"),
+                    ),
+                    (true, None, Some(n)) if l * self.mean_pktsize.0 as f64 >= n.0 as f64 => p.err(
+                        path,
+                        l,
+                        format!(
+                            "× mean_pktsize = {} B must be < limit_bytes = {} B: the \
+                                 buffer never holds more",
+                            l * self.mean_pktsize.0 as f64,
+                            n.0
+                        ),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    pub fn build(&self, _q: &QueueCtx) -> Blue {
+        Blue::new(BlueConfig {
+            params: BlueParams {
+                d1: self.d1,
+                d2: self.d2,
+                freeze: Freeze::Shared(self.freeze_time.0),
+            },
+            idle_catchup: self.idle_catchup,
+            increase_threshold: self.increase_threshold,
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize.0 as u32,
+            ecn: self.ecn,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::Limit;
     use crate::packet::Ecn;
-    use crate::queue::Limit;
 
     const MS: Time = 1_000_000;
 

@@ -42,10 +42,14 @@
 //!   whose sojourn exceeds it, independently of the control law, with `Reason::Early` so
 //!   that these marks are told apart from the control law's (`Reason::Dequeue`).
 
+use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
+use crate::check::{default_mtu, Problems};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
 use crate::units::{secs, Time};
+use crate::units::{Bytes, Duration};
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CodelConfig {
@@ -247,6 +251,84 @@ impl Aqm for Codel {
     }
     fn metrics(&self, _q: &QueueView, _now: Time, out: &mut [f64]) {
         self.state.write_metrics(out);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+/// CoDel parameters (docs/aqm/codel.md; RFC 8289 and Linux defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodelSpec {
+    #[serde(default = "default_codel_target")]
+    pub target: Duration,
+    #[serde(default = "default_codel_interval")]
+    pub interval: Duration,
+    /// No signal while at most this many bytes wait behind the departing packet.
+    #[serde(default = "default_mtu")]
+    pub mtu: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    /// Step-mark ECT packets whose sojourn exceeds this (Linux `ce_threshold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Duration>,
+}
+
+impl Default for CodelSpec {
+    fn default() -> Self {
+        CodelSpec {
+            target: default_codel_target(),
+            interval: default_codel_interval(),
+            mtu: default_mtu(),
+            ecn: false,
+            ce_threshold: None,
+        }
+    }
+}
+
+pub(crate) fn default_codel_target() -> Duration {
+    Duration(5_000_000)
+}
+
+pub(crate) fn default_codel_interval() -> Duration {
+    Duration(100_000_000)
+}
+
+impl CodelSpec {
+    pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
+        let fmt = crate::units::format_time;
+        p.positive_time(format!("{a}.target"), self.target);
+        p.positive_time(format!("{a}.interval"), self.interval);
+        if self.target.0 > 0 && self.interval.0 > 0 && self.target.0 >= self.interval.0 {
+            p.err(
+                format!("{a}.target"),
+                format!("\"{}\"", fmt(self.target.0)),
+                format!(
+                    "must be < interval = \"{}\" (RFC 8289 §4.4: 5-10% of it)",
+                    fmt(self.interval.0)
+                ),
+            );
+        }
+        p.packet_size(a, "mtu", self.mtu);
+        if let Some(th) = self.ce_threshold {
+            p.positive_time(format!("{a}.ce_threshold"), th);
+        }
+    }
+
+    pub fn build(&self, _q: &QueueCtx) -> Codel {
+        Codel::new(self.config())
+    }
+
+    pub fn config(&self) -> CodelConfig {
+        CodelConfig {
+            target: self.target.0,
+            interval: self.interval.0,
+            mtu: self.mtu.0 as u32,
+            ecn: self.ecn,
+            ce_threshold: self.ce_threshold.map(|d| d.0),
+        }
     }
 }
 

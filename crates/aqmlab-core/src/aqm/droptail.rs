@@ -1,7 +1,7 @@
 //! DropTail (tail drop): accept every arrival while the buffer has room.
 //!
 //! There is no decision logic: the output queue's capacity check (packets or bytes, see
-//! `crate::queue::Limit`) is the whole algorithm, and its drops carry `Reason::Overflow`.
+//! `crate::aqm::Limit`) is the whole algorithm, and its drops carry `Reason::Overflow`.
 //!
 //! Buffer convention (documented in docs/queue.md and tested in `crate::queue`): the limit
 //! counts packets *waiting* in the buffer and excludes the one being transmitted, as ns-2's
@@ -10,10 +10,12 @@
 //! waiting packets (algorithms.md §0.1); we do not copy that off-by-one: `limit_pkts = L`
 //! holds L. A scenario reproducing an ns-2 DropTail of `limit_ = N` uses `limit_pkts = N - 1`.
 
-use super::{Aqm, QueueView, Verdict};
+use super::{Aqm, QueueCtx, QueueView, Verdict};
+use crate::check::Problems;
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::Time;
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default)]
 pub struct DropTail;
@@ -22,5 +24,18 @@ impl Aqm for DropTail {
     #[inline]
     fn on_arrival(&mut self, _q: &QueueView, _p: &Packet, _now: Time, _rng: &mut Rng) -> Verdict {
         Verdict::Pass
+    }
+}
+
+/// DropTail has no fields: `{ type = "droptail" }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailSpec {}
+
+impl DropTailSpec {
+    pub fn validate(&self, _a: &str, _q: &QueueCtx, _p: &mut Problems) {}
+
+    pub fn build(&self, _q: &QueueCtx) -> DropTail {
+        DropTail
     }
 }

@@ -20,11 +20,13 @@
 //! on the idle decay of an arrival at an empty queue. Composition over `Red`: only its
 //! max_p moves.
 
-use super::red::{Red, RedConfig};
-use super::{Aqm, QueueView, Verdict};
+use super::red::{red_spec, red_variant_spec, Red, RedConfig, RedSpec};
+use super::{Aqm, QueueCtx, QueueView, Verdict};
+use crate::check::Problems;
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::Time;
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
 pub struct FengConfig {
@@ -112,11 +114,127 @@ impl Aqm for FengRed {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+red_variant_spec! {
+    /// Self-configuring RED (docs/aqm/feng.md). Defaults from the PSAND paper's Table I.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct FengRedSpec {
+        #[serde(default = "default_feng_min_th")]
+        pub min_th: f64,
+        #[serde(default = "default_feng_max_th")]
+        pub max_th: f64,
+        /// The initial max_p.
+        #[serde(default = "default_feng_max_p")]
+        pub max_p: f64,
+        /// max_p ← max_p / alpha on entering Below.
+        #[serde(default = "default_feng_alpha")]
+        pub alpha: f64,
+        /// max_p ← max_p · beta on entering Above.
+        #[serde(default = "default_feng_beta")]
+        pub beta: f64,
+        #[serde(default = "default_one")]
+        pub top: f64,
+        #[serde(default)]
+        pub bottom: f64,
+    }
+}
+
+impl FengRedSpec {
+    /// The RED this one starts from (validated and built as RED).
+    pub fn red(&self) -> RedSpec {
+        red_spec!(self, self.min_th, self.max_th)
+    }
+}
+
+fn default_feng_min_th() -> f64 {
+    5.0
+}
+
+fn default_feng_max_th() -> f64 {
+    15.0
+}
+
+fn default_feng_max_p() -> f64 {
+    0.02
+}
+
+fn default_feng_alpha() -> f64 {
+    3.0
+}
+
+fn default_feng_beta() -> f64 {
+    2.0
+}
+
+fn default_one() -> f64 {
+    1.0
+}
+
+impl FengRedSpec {
+    pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
+        RedSpec::check_thresholds(a, self.min_th, self.max_th, "", p);
+        for (field, v) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(v.is_finite() && v > 1.0) {
+                p.err(
+                    format!("{a}.{field}"),
+                    v,
+                    "must be a finite number > 1 (the factor that moves max_p)",
+                );
+            }
+        }
+        if !(self.top.is_finite() && self.top > 0.0 && self.top <= 1.0) {
+            p.err(
+                format!("{a}.top"),
+                self.top,
+                "must be a probability in (0, 1]",
+            );
+        }
+        if !(self.bottom.is_finite() && self.bottom >= 0.0) {
+            p.err(
+                format!("{a}.bottom"),
+                self.bottom,
+                "must be a probability in [0, 1]",
+            );
+        } else if self.bottom > self.top {
+            p.err(
+                format!("{a}.bottom"),
+                self.bottom,
+                format!("must be <= top = {}", self.top),
+            );
+        }
+        if self.max_p.is_finite()
+            && self.bottom <= self.top
+            && (self.max_p < self.bottom || self.max_p > self.top)
+        {
+            p.err(
+                format!("{a}.max_p"),
+                self.max_p,
+                format!("must be in [bottom, top] = [{}, {}]", self.bottom, self.top),
+            );
+        }
+        self.red().validate_fields(a, p);
+    }
+
+    pub fn build(&self, q: &QueueCtx) -> FengRed {
+        let ctl = FengConfig {
+            alpha: self.alpha,
+            beta: self.beta,
+            bottom: self.bottom,
+            top: self.top,
+        };
+        FengRed::new(self.red().config(), ctl, q.link_bps)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::aqm::red::CountRule;
-    use crate::queue::Limit;
+    use crate::aqm::Limit;
 
     const MS: Time = 1_000_000;
 

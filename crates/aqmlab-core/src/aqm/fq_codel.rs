@@ -31,10 +31,16 @@
 //! CoDel in each flow sees the *total* backlog for its one-MTU rule, as Linux passes the
 //! qdisc's backlog to `codel_dequeue`.
 
-use super::codel::{CodelConfig, CodelState};
-use super::Verdict;
+use super::codel::{
+    default_codel_interval, default_codel_target, CodelConfig, CodelSpec, CodelState,
+};
+use super::{QueueCtx, Verdict};
+use crate::check::{default_mtu, default_true, Problems};
 use crate::packet::{Packet, PacketArena};
+use crate::rng::Rng;
 use crate::units::Time;
+use crate::units::{Bytes, Duration};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -276,6 +282,86 @@ impl FqCodel {
     pub fn flow_backlog(&self, flow: u32) -> u64 {
         self.flows[self.classify(flow) as usize].backlog
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+/// FQ-CoDel parameters (docs/aqm/fq_codel.md; RFC 8290 and Linux defaults). The queue's
+/// limit is shared by all flows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelSpec {
+    #[serde(default = "default_fq_flows")]
+    pub flows: u32,
+    #[serde(default = "default_mtu")]
+    pub quantum: Bytes,
+    #[serde(default = "default_drop_batch")]
+    pub drop_batch: u32,
+    #[serde(default = "default_codel_target")]
+    pub target: Duration,
+    #[serde(default = "default_codel_interval")]
+    pub interval: Duration,
+    #[serde(default = "default_mtu")]
+    pub mtu: Bytes,
+    #[serde(default = "default_true")]
+    pub ecn: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Duration>,
+}
+
+impl FqCodelSpec {
+    /// The CoDel of each flow: validated and built as CoDel's fields.
+    pub fn codel(&self) -> CodelSpec {
+        CodelSpec {
+            target: self.target,
+            interval: self.interval,
+            mtu: self.mtu,
+            ecn: self.ecn,
+            ce_threshold: self.ce_threshold,
+        }
+    }
+
+    pub fn validate(&self, a: &str, q: &QueueCtx, p: &mut Problems) {
+        if !(1..=65_536).contains(&self.flows) {
+            p.err(format!("{a}.flows"), self.flows, "must be in [1, 65536]");
+        }
+        if self.quantum.0 == 0 || self.quantum.0 > 1 << 20 {
+            p.err(
+                format!("{a}.quantum"),
+                self.quantum.0,
+                "must be in [1, 1048576] bytes",
+            );
+        }
+        if !(1..=65_535).contains(&self.drop_batch) {
+            p.err(
+                format!("{a}.drop_batch"),
+                self.drop_batch,
+                "must be in [1, 65535] packets",
+            );
+        }
+        self.codel().validate(a, q, p);
+    }
+
+    /// The per-run hash salt is the first draw from the port's own stream.
+    pub fn build(&self, _q: &QueueCtx, rng: &mut Rng) -> FqCodel {
+        let cfg = FqCodelConfig {
+            flows: self.flows,
+            quantum: self.quantum.0 as u32,
+            drop_batch: self.drop_batch,
+            codel: self.codel().config(),
+        };
+        FqCodel::new(cfg, rng.next_u64())
+    }
+}
+
+fn default_fq_flows() -> u32 {
+    1024
+}
+
+fn default_drop_batch() -> u32 {
+    64
 }
 
 #[cfg(test)]

@@ -82,21 +82,24 @@ pub mod red;
 pub mod rem;
 pub mod sfb;
 
+use crate::check::{inner, tagged_table, Problems};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::units::Time;
+use crate::units::{Bytes, Time};
+use serde::{Deserialize, Deserializer, Serialize};
 
-pub use ared::Ared;
-pub use blue::Blue;
-pub use codel::Codel;
-pub use droptail::DropTail;
-pub use feng::FengRed;
-pub use pi::Pi;
-pub use pie::Pie;
-pub use psand::Psand;
-pub use red::Red;
-pub use rem::Rem;
-pub use sfb::Sfb;
+pub use ared::{Ared, AredSpec};
+pub use blue::{Blue, BlueSpec};
+pub use codel::{Codel, CodelSpec};
+pub use droptail::{DropTail, DropTailSpec};
+pub use feng::{FengRed, FengRedSpec};
+pub use fq_codel::{FqCodel, FqCodelSpec};
+pub use pi::{Pi, PiSpec};
+pub use pie::{Pie, PieSpec};
+pub use psand::{Psand, PsandSpec};
+pub use red::{Red, RedSpec};
+pub use rem::{Rem, RemSpec};
+pub use sfb::{Sfb, SfbSpec};
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
 #[cfg(test)]
@@ -168,7 +171,7 @@ pub enum Verdict {
 pub struct QueueView {
     pub len_pkts: u32,
     pub len_bytes: u64,
-    pub limit: crate::queue::Limit,
+    pub limit: Limit,
     pub link_bps: u64,
 }
 
@@ -214,89 +217,168 @@ pub trait Aqm {
     fn metrics(&self, _q: &QueueView, _now: Time, _out: &mut [f64]) {}
 }
 
-/// The closed set of AQMs: static dispatch, no boxing on the per-packet path.
-pub enum AnyAqm {
-    DropTail(DropTail),
-    Red(Red),
-    Ared(Ared),
-    Rem(Rem),
-    FengRed(FengRed),
-    Psand(Psand),
-    Pi(Pi),
-    Blue(Blue),
-    Sfb(Sfb),
-    Codel(Codel),
-    Pie(Pie),
-    #[cfg(test)]
-    Scripted(Scripted),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $a:ident => $e:expr) => {
+/// Matches an `AnyAqm` over the registered variants (and the test-only `Scripted`).
+macro_rules! dispatch_all {
+    ([$($V:ident),*], $self:ident, $a:ident => $e:expr) => {
         match $self {
-            AnyAqm::DropTail($a) => $e,
-            AnyAqm::Red($a) => $e,
-            AnyAqm::Ared($a) => $e,
-            AnyAqm::Rem($a) => $e,
-            AnyAqm::FengRed($a) => $e,
-            AnyAqm::Psand($a) => $e,
-            AnyAqm::Pi($a) => $e,
-            AnyAqm::Blue($a) => $e,
-            AnyAqm::Sfb($a) => $e,
-            AnyAqm::Codel($a) => $e,
-            AnyAqm::Pie($a) => $e,
+            $(AnyAqm::$V($a) => $e,)*
             #[cfg(test)]
             AnyAqm::Scripted($a) => $e,
         }
     };
 }
 
-impl AnyAqm {
-    /// The scenario `type` tag of this AQM, for result tables.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AnyAqm::DropTail(_) => "droptail",
-            AnyAqm::Red(_) => "red",
-            AnyAqm::Ared(_) => "ared",
-            AnyAqm::Rem(_) => "rem",
-            AnyAqm::FengRed(_) => "feng_red",
-            AnyAqm::Psand(_) => "psand",
-            AnyAqm::Pi(_) => "pi",
-            AnyAqm::Blue(_) => "blue",
-            AnyAqm::Sfb(_) => "sfb",
-            AnyAqm::Codel(_) => "codel",
-            AnyAqm::Pie(_) => "pie",
-            #[cfg(test)]
-            AnyAqm::Scripted(_) => "scripted",
+/// The registry: from ONE list of `"tag" => Variant(Spec, Algorithm)` lines it makes the
+/// scenario's tagged `AqmSpec` (serde both ways, tags in this order in messages), the tag
+/// list `AQM_TYPES`, the dispatch enum `AnyAqm` with its `Aqm` impl and `kind()`, and the
+/// spec's `validate` and `build`. `flow_queue` entries are whole queue disciplines (their
+/// own per-flow buffers), built into `Discipline::FlowQueue` instead of a FIFO's AQM.
+macro_rules! registry {
+    (
+        fifo { $($tag:literal => $V:ident($Spec:ty, $Algo:ty),)* }
+        flow_queue { $($ftag:literal => $FV:ident($FSpec:ty),)* }
+    ) => {
+        /// The AQM of a queue: a table tagged by `type`.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(tag = "type")]
+        pub enum AqmSpec {
+            $(#[serde(rename = $tag)] $V($Spec),)*
+            $(#[serde(rename = $ftag)] $FV($FSpec),)*
         }
+
+        /// Every `type` an AQM table may have, in registry order.
+        pub const AQM_TYPES: &[&str] = &[$($tag,)* $($ftag,)*];
+
+        impl<'de> Deserialize<'de> for AqmSpec {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let (ty, rest) = tagged_table::<D>(d, AQM_TYPES)?;
+                match ty.as_str() {
+                    $($tag => inner::<$Spec, D::Error>(rest).map(AqmSpec::$V),)*
+                    $($ftag => inner::<$FSpec, D::Error>(rest).map(AqmSpec::$FV),)*
+                    _ => unreachable!("tagged_table checked the type"),
+                }
+            }
+        }
+
+        impl AqmSpec {
+            /// The `type` tag of this spec.
+            pub fn tag(&self) -> &'static str {
+                match self {
+                    $(AqmSpec::$V(_) => $tag,)*
+                    $(AqmSpec::$FV(_) => $ftag,)*
+                }
+            }
+
+            /// Reports every problem of this AQM's fields under the path `a`.
+            pub fn validate(&self, a: &str, q: &QueueCtx, p: &mut Problems) {
+                match self {
+                    $(AqmSpec::$V(s) => s.validate(a, q, p),)*
+                    $(AqmSpec::$FV(s) => s.validate(a, q, p),)*
+                }
+            }
+
+            /// Builds the validated spec for a port. A flow-queue discipline draws from the
+            /// port's random stream first (its hash salt).
+            pub fn build(&self, q: &QueueCtx, rng: &mut Rng) -> Discipline {
+                match self {
+                    $(AqmSpec::$V(s) => Discipline::Fifo(AnyAqm::$V(s.build(q))),)*
+                    $(AqmSpec::$FV(s) => Discipline::FlowQueue(s.build(q, rng)),)*
+                }
+            }
+        }
+
+        /// The closed set of FIFO AQMs: static dispatch, no boxing on the per-packet path.
+        pub enum AnyAqm {
+            $($V($Algo),)*
+            #[cfg(test)]
+            Scripted(Scripted),
+        }
+
+        impl AnyAqm {
+            /// The scenario `type` tag of this AQM, for result tables.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(AnyAqm::$V(_) => $tag,)*
+                    #[cfg(test)]
+                    AnyAqm::Scripted(_) => "scripted",
+                }
+            }
+        }
+
+        impl Aqm for AnyAqm {
+            #[inline]
+            fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+                dispatch_all!([$($V),*], self, a => a.on_arrival(q, pkt, now, rng))
+            }
+            #[inline]
+            fn on_departure(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+                dispatch_all!([$($V),*], self, a => a.on_departure(q, pkt, now, rng))
+            }
+            fn on_overflow(&mut self, q: &QueueView, now: Time) {
+                dispatch_all!([$($V),*], self, a => a.on_overflow(q, now))
+            }
+            fn on_idle(&mut self, since: Time) {
+                dispatch_all!([$($V),*], self, a => a.on_idle(since))
+            }
+            fn first_timer(&self, now: Time) -> Option<Time> {
+                dispatch_all!([$($V),*], self, a => a.first_timer(now))
+            }
+            fn on_timer(&mut self, q: &QueueView, now: Time) -> Option<Time> {
+                dispatch_all!([$($V),*], self, a => a.on_timer(q, now))
+            }
+            fn metric_names(&self) -> &'static [&'static str] {
+                dispatch_all!([$($V),*], self, a => a.metric_names())
+            }
+            fn metrics(&self, q: &QueueView, now: Time, out: &mut [f64]) {
+                dispatch_all!([$($V),*], self, a => a.metrics(q, now, out))
+            }
+        }
+    };
+}
+
+registry! {
+    fifo {
+        "droptail" => DropTail(DropTailSpec, DropTail),
+        "red" => Red(RedSpec, Red),
+        "ared" => Ared(AredSpec, Ared),
+        "rem" => Rem(RemSpec, Rem),
+        "feng_red" => FengRed(FengRedSpec, FengRed),
+        "psand" => Psand(PsandSpec, Psand),
+        "pi" => Pi(PiSpec, Pi),
+        "blue" => Blue(BlueSpec, Blue),
+        "sfb" => Sfb(SfbSpec, Sfb),
+        "codel" => Codel(CodelSpec, Codel),
+        "pie" => Pie(PieSpec, Pie),
+    }
+    flow_queue {
+        "fq_codel" => FqCodel(FqCodelSpec),
     }
 }
 
-impl Aqm for AnyAqm {
-    #[inline]
-    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
-        dispatch!(self, a => a.on_arrival(q, pkt, now, rng))
+impl Default for AqmSpec {
+    fn default() -> Self {
+        AqmSpec::DropTail(DropTailSpec {})
     }
-    #[inline]
-    fn on_departure(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
-        dispatch!(self, a => a.on_departure(q, pkt, now, rng))
-    }
-    fn on_overflow(&mut self, q: &QueueView, now: Time) {
-        dispatch!(self, a => a.on_overflow(q, now))
-    }
-    fn on_idle(&mut self, since: Time) {
-        dispatch!(self, a => a.on_idle(since))
-    }
-    fn first_timer(&self, now: Time) -> Option<Time> {
-        dispatch!(self, a => a.first_timer(now))
-    }
-    fn on_timer(&mut self, q: &QueueView, now: Time) -> Option<Time> {
-        dispatch!(self, a => a.on_timer(q, now))
-    }
-    fn metric_names(&self) -> &'static [&'static str] {
-        dispatch!(self, a => a.metric_names())
-    }
-    fn metrics(&self, q: &QueueView, now: Time, out: &mut [f64]) {
-        dispatch!(self, a => a.metrics(q, now, out))
-    }
+}
+
+/// What a spec builds for a port: a FIFO buffer with an AQM, or a flow-queue discipline.
+pub enum Discipline {
+    Fifo(AnyAqm),
+    FlowQueue(FqCodel),
+}
+
+/// What an AQM's spec may know of its port, to check and build itself: the configured
+/// limits (not yet checked when `validate` runs) and the link rate.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueCtx {
+    pub limit_pkts: Option<u32>,
+    pub limit_bytes: Option<Bytes>,
+    pub link_bps: u64,
+}
+
+/// Capacity of the buffer, excluding the packet on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Packets(u32),
+    Bytes(u64),
 }

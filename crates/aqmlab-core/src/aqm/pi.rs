@@ -18,10 +18,14 @@
 //! algorithms.md §6 [recalled]); ns-2's defaults are used here because the seed papers ran
 //! ns-2. The controller acts on arrivals only; ns-2's mark-on-departure mode is not offered.
 
+use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
+use crate::check::Problems;
 use crate::packet::Packet;
 use crate::rng::Rng;
+use crate::units::Bytes;
 use crate::units::Time;
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
 pub struct PiConfig {
@@ -110,10 +114,100 @@ impl Aqm for Pi {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+/// PI controller (docs/aqm/pi.md). Defaults are ns-2's `Queue/PI`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PiSpec {
+    #[serde(default = "default_pi_a")]
+    pub a: f64,
+    #[serde(default = "default_pi_b")]
+    pub b: f64,
+    /// Sampling frequency, Hz.
+    #[serde(default = "default_pi_w")]
+    pub w: f64,
+    /// Reference queue, packets.
+    #[serde(default = "default_pi_q_ref")]
+    pub q_ref: f64,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_pi_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+}
+
+impl PiSpec {
+    /// The sampling period 1/w in nanoseconds, rounded.
+    pub fn period(&self) -> u64 {
+        libm::round(1e9 / self.w) as u64
+    }
+}
+
+fn default_pi_a() -> f64 {
+    1.822e-5
+}
+
+fn default_pi_b() -> f64 {
+    1.816e-5
+}
+
+fn default_pi_w() -> f64 {
+    170.0
+}
+
+fn default_pi_q_ref() -> f64 {
+    50.0
+}
+
+fn default_pi_mean_pktsize() -> Bytes {
+    Bytes(500)
+}
+
+impl PiSpec {
+    pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
+        for (field, v) in [("a", self.a), ("b", self.b)] {
+            if !(v.is_finite() && v >= 0.0) {
+                p.err(format!("{a}.{field}"), v, "must be a finite number >= 0");
+            }
+        }
+        if !(self.w.is_finite() && self.w > 0.0 && self.w <= 1e9) {
+            p.err(
+                format!("{a}.w"),
+                self.w,
+                "must be a sampling frequency in (0, 1e9] Hz",
+            );
+        }
+        if !(self.q_ref.is_finite() && self.q_ref >= 0.0) {
+            p.err(
+                format!("{a}.q_ref"),
+                self.q_ref,
+                "must be a finite number >= 0 (packets)",
+            );
+        }
+        p.packet_size(a, "mean_pktsize", self.mean_pktsize);
+    }
+
+    pub fn build(&self, _q: &QueueCtx) -> Pi {
+        Pi::new(PiConfig {
+            a: self.a,
+            b: self.b,
+            period: self.period(),
+            q_ref: self.q_ref,
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize.0 as u32,
+            ecn: self.ecn,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::Limit;
+    use crate::aqm::Limit;
 
     fn pi(byte_mode: bool, ecn: bool) -> Pi {
         Pi::new(PiConfig {

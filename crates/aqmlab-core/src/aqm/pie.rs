@@ -40,10 +40,14 @@
 //! delay are below target/2. Choice: the RFC's per-update decrement in both estimator
 //! modes; Linux decrements it by the time between departures in timestamp mode.
 
+use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
+use crate::check::{default_mtu, default_true, Problems};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
 use crate::units::{secs, Time, NS_PER_SEC};
+use crate::units::{Bytes, Duration};
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PieConfig {
@@ -280,6 +284,131 @@ impl Aqm for Pie {
         out[1] = secs(self.qdelay);
         out[2] = secs(self.burst_allowance);
         out[3] = self.avg_dq_rate;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+/// PIE parameters (docs/aqm/pie.md; RFC 8033 and Linux defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieSpec {
+    #[serde(default = "default_pie_target")]
+    pub target: Duration,
+    #[serde(default = "default_pie_target")]
+    pub t_update: Duration,
+    /// Per second.
+    #[serde(default = "default_pie_alpha")]
+    pub alpha: f64,
+    /// Per second.
+    #[serde(default = "default_pie_beta")]
+    pub beta: f64,
+    #[serde(default = "default_max_burst")]
+    pub max_burst: Duration,
+    #[serde(default)]
+    pub ecn: bool,
+    /// Highest p at which ECN-capable packets are marked (default 0.1; needs ecn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_ecn_th: Option<f64>,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mtu")]
+    pub mtu: Bytes,
+    #[serde(default)]
+    pub dq_rate_estimator: bool,
+    /// Bytes per departure-rate measurement cycle (default 16 KiB; needs dq_rate_estimator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dq_threshold: Option<Bytes>,
+    #[serde(default = "default_true")]
+    pub derandomize: bool,
+}
+
+fn default_pie_target() -> Duration {
+    Duration(15_000_000)
+}
+
+fn default_pie_alpha() -> f64 {
+    0.125
+}
+
+fn default_pie_beta() -> f64 {
+    1.25
+}
+
+fn default_max_burst() -> Duration {
+    Duration(150_000_000)
+}
+
+impl PieSpec {
+    pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
+        p.positive_time(format!("{a}.target"), self.target);
+        p.positive_time(format!("{a}.t_update"), self.t_update);
+        p.time_at_most(format!("{a}.max_burst"), self.max_burst);
+        if !(self.alpha.is_finite() && self.alpha > 0.0 && self.alpha <= 2.0) {
+            p.err(
+                format!("{a}.alpha"),
+                self.alpha,
+                "must be in (0, 2] per second (RFC 8033 §4.2)",
+            );
+        }
+        if !(self.beta.is_finite() && (0.0..=2.0).contains(&self.beta)) {
+            p.err(
+                format!("{a}.beta"),
+                self.beta,
+                "must be in [0, 2] per second (RFC 8033 §4.2)",
+            );
+        }
+        if let Some(th) = self.mark_ecn_th {
+            if !self.ecn {
+                p.err(
+                    format!("{a}.mark_ecn_th"),
+                    th,
+                    "only meaningful with ecn = true",
+                );
+            } else if !(th.is_finite() && th > 0.0 && th <= 1.0) {
+                p.err(
+                    format!("{a}.mark_ecn_th"),
+                    th,
+                    "must be a probability in (0, 1]",
+                );
+            }
+        }
+        p.packet_size(a, "mtu", self.mtu);
+        if let Some(b) = self.dq_threshold {
+            if !self.dq_rate_estimator {
+                p.err(
+                    format!("{a}.dq_threshold"),
+                    b.0,
+                    "only meaningful with dq_rate_estimator = true",
+                );
+            } else if b.0 == 0 || b.0 > u32::MAX as u64 {
+                p.err(
+                    format!("{a}.dq_threshold"),
+                    b.0,
+                    format!("must be in [1, {}] bytes", u32::MAX),
+                );
+            }
+        }
+    }
+
+    pub fn build(&self, _q: &QueueCtx) -> Pie {
+        Pie::new(PieConfig {
+            target: self.target.0,
+            t_update: self.t_update.0,
+            alpha: self.alpha,
+            beta: self.beta,
+            max_burst: self.max_burst.0,
+            ecn: self.ecn,
+            mark_ecn_th: self.mark_ecn_th.unwrap_or(0.1),
+            byte_mode: self.byte_mode,
+            mtu: self.mtu.0 as u32,
+            dq_rate: self
+                .dq_rate_estimator
+                .then(|| self.dq_threshold.map_or(16_384, |b| b.0)),
+            derandomize: self.derandomize,
+        })
     }
 }
 

@@ -26,8 +26,12 @@
 //! min_th = 2K_T − B, max_th = B; else min_th = 0, max_th = 2K_T (`auto_thresholds`).
 //! Composition over `Red`: only its max_p moves.
 
-use super::red::{Red, RedConfig};
-use crate::units::Time;
+use super::ared::{default_ared_interval, default_bottom};
+use super::red::{default_max_p, red_spec, red_variant_spec, Red, RedConfig, RedSpec};
+use super::QueueCtx;
+use crate::check::Problems;
+use crate::units::{Duration, Time};
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
 pub struct PsandConfig {
@@ -101,13 +105,187 @@ periodic_max_p_controller!(Psand, ["max_p", "beta"], |s, out| {
     out[1] = s.beta;
 });
 
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+red_variant_spec! {
+    /// PSAND (docs/aqm/psand.md). Thresholds default to the paper's rule from the target and
+    /// the buffer capacity; other defaults from the paper's Table I.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct PsandSpec {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub min_th: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_th: Option<f64>,
+        /// K_T, the target average queue, packets.
+        #[serde(default = "default_psand_target")]
+        pub target: f64,
+        #[serde(default = "default_psand_coef")]
+        pub coef: f64,
+        #[serde(default = "default_psand_gamma")]
+        pub gamma: f64,
+        #[serde(default = "default_ared_interval")]
+        pub interval: Duration,
+        /// The initial max_p.
+        #[serde(default = "default_max_p")]
+        pub max_p: f64,
+        #[serde(default = "default_bottom")]
+        pub lower: f64,
+        #[serde(default = "default_psand_upper")]
+        pub upper: f64,
+    }
+}
+
+impl PsandSpec {
+    /// The buffer capacity B in packets for the paper's threshold rule: the packet limit,
+    /// or the byte limit in packets of mean_pktsize.
+    pub fn buffer_pkts(&self, q: &QueueCtx) -> f64 {
+        match (q.limit_pkts, q.limit_bytes) {
+            (Some(p), _) => p as f64,
+            (None, Some(b)) => b.0 as f64 / self.mean_pktsize.0.max(1) as f64,
+            (None, None) => 0.0,
+        }
+    }
+
+    /// The thresholds in packets: explicit values override the paper's rule.
+    pub fn thresholds(&self, q: &QueueCtx) -> (f64, f64) {
+        let (lo, hi) = auto_thresholds(self.target, self.buffer_pkts(q));
+        (self.min_th.unwrap_or(lo), self.max_th.unwrap_or(hi))
+    }
+
+    /// The RED this PSAND starts from, with the given thresholds.
+    pub fn red(&self, min_th: f64, max_th: f64) -> RedSpec {
+        red_spec!(self, min_th, max_th)
+    }
+}
+
+fn default_psand_target() -> f64 {
+    10.0
+}
+
+fn default_psand_coef() -> f64 {
+    1.75
+}
+
+fn default_psand_gamma() -> f64 {
+    1.5
+}
+
+fn default_psand_upper() -> f64 {
+    0.75
+}
+
+impl PsandSpec {
+    pub fn validate(&self, a: &str, q: &QueueCtx, p: &mut Problems) {
+        if !(self.target.is_finite() && self.target > 0.0) {
+            p.err(
+                format!("{a}.target"),
+                self.target,
+                "must be a finite number > 0 (packets)",
+            );
+        }
+        if !(self.coef.is_finite() && self.coef > 0.0) {
+            p.err(
+                format!("{a}.coef"),
+                self.coef,
+                "must be a finite number > 0",
+            );
+        }
+        if !(self.gamma.is_finite() && self.gamma >= 0.0) {
+            p.err(
+                format!("{a}.gamma"),
+                self.gamma,
+                "must be a finite number >= 0",
+            );
+        }
+        if !(self.lower.is_finite() && self.lower > 0.0 && self.lower <= 1.0) {
+            p.err(
+                format!("{a}.lower"),
+                self.lower,
+                "must be a probability in (0, 1]",
+            );
+        }
+        if !(self.upper.is_finite() && self.upper > 0.0 && self.upper <= 1.0) {
+            p.err(
+                format!("{a}.upper"),
+                self.upper,
+                "must be a probability in (0, 1]",
+            );
+        } else if self.lower > self.upper {
+            p.err(
+                format!("{a}.lower"),
+                self.lower,
+                format!("must be <= upper = {}", self.upper),
+            );
+        }
+        if self.max_p.is_finite()
+            && self.lower <= self.upper
+            && (self.max_p < self.lower || self.max_p > self.upper)
+        {
+            p.err(
+                format!("{a}.max_p"),
+                self.max_p,
+                format!(
+                    "must be in [lower, upper] = [{}, {}]",
+                    self.lower, self.upper
+                ),
+            );
+        }
+        if self.interval.0 == 0 {
+            p.err(format!("{a}.interval"), "\"0ns\"", "must be > 0");
+        }
+        if self.mean_pktsize.0 > 0 && self.target.is_finite() && self.target > 0.0 {
+            let b = self.buffer_pkts(q);
+            let (lo, hi) = self.thresholds(q);
+            let how = match (self.min_th, self.max_th) {
+                (Some(_), Some(_)) => String::new(),
+                _ => format!(
+                    " (automatic from target = {} and buffer B = {b} packets: \
+                     min_th = 0, max_th = 2·target if target <= B/2, else \
+                     min_th = 2·target − B, max_th = B)",
+                    self.target
+                ),
+            };
+            if self.min_th.is_none() && self.max_th.is_none() && self.target >= b {
+                p.err(
+                    format!("{a}.target"),
+                    self.target,
+                    format!(
+                        "must be < the buffer capacity B = {b} packets when the \
+                         thresholds are automatic"
+                    ),
+                );
+            } else {
+                RedSpec::check_thresholds(a, lo, hi, &how, p);
+            }
+        }
+        self.red(0.0, 1.0).validate_fields(a, p);
+    }
+
+    /// The paper's threshold rule needs the buffer capacity, known from the port.
+    pub fn build(&self, q: &QueueCtx) -> Psand {
+        let (lo, hi) = self.thresholds(q);
+        let ctl = PsandConfig {
+            target: self.target,
+            coef: self.coef,
+            gamma: self.gamma,
+            interval: self.interval.0,
+            lower: self.lower,
+            upper: self.upper,
+        };
+        Psand::new(self.red(lo, hi).config(), ctl, q.link_bps)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::aqm::red::CountRule;
+    use crate::aqm::Limit;
     use crate::aqm::{Aqm, QueueView, Verdict};
     use crate::packet::Packet;
-    use crate::queue::Limit;
     use crate::rng::Rng;
     use crate::units::NS_PER_SEC;
 

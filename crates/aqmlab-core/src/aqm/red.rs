@@ -22,12 +22,17 @@
 //! - Byte mode: avg and thresholds in bytes (thresholds × mean_pktsize, as ns-2 `qib_`), and
 //!   p_a scaled by size/mean_pktsize (ns-2 `bytes_`).
 
-use super::{Aqm, QueueView, Reason, Verdict};
+use super::{Aqm, QueueCtx, QueueView, Reason, Verdict};
+use crate::check::{default_mean_pktsize, Problems};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::units::{Time, NS_PER_SEC};
+use crate::units::{Bytes, Time, NS_PER_SEC};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the count since the last mark spaces RED's marks (docs/aqm/red.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CountRule {
     Uniform,
     Ns2,
@@ -305,10 +310,220 @@ impl Aqm for Red {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+/// Declares a RED variant's spec (ARED, Feng, PSAND): its own fields, then RED's shared
+/// ones (gentle on by default), which `red_spec!` maps back to a `RedSpec`. A macro, not
+/// `#[serde(flatten)]`, because flatten cannot be combined with `deny_unknown_fields`.
+macro_rules! red_variant_spec {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident: $t:ty,)* }) => {
+        $(#[$m])*
+        pub struct $name {
+            $($(#[$fm])* pub $f: $t,)*
+            #[serde(default)]
+            pub w_q: crate::aqm::red::Weight,
+            #[serde(default = "crate::check::default_true")]
+            pub gentle: bool,
+            #[serde(default = "crate::aqm::red::default_count_rule")]
+            pub count_rule: crate::aqm::red::CountRule,
+            #[serde(default)]
+            pub byte_mode: bool,
+            #[serde(default = "crate::check::default_mean_pktsize")]
+            pub mean_pktsize: crate::units::Bytes,
+            #[serde(default)]
+            pub ecn: bool,
+            #[serde(default)]
+            pub mark_above_max_th: bool,
+        }
+    };
+}
+pub(crate) use red_variant_spec;
+
+/// The RED a RED variant's spec starts from (ARED, Feng, PSAND share RED's fields).
+macro_rules! red_spec {
+    ($s:expr, $min_th:expr, $max_th:expr) => {
+        crate::aqm::red::RedSpec {
+            min_th: $min_th,
+            max_th: $max_th,
+            max_p: $s.max_p,
+            w_q: $s.w_q,
+            gentle: $s.gentle,
+            count_rule: $s.count_rule,
+            byte_mode: $s.byte_mode,
+            mean_pktsize: $s.mean_pktsize,
+            ecn: $s.ecn,
+            mark_above_max_th: $s.mark_above_max_th,
+        }
+    };
+}
+pub(crate) use red_spec;
+
+/// RED parameters (docs/aqm/red.md). Thresholds in packets (× mean_pktsize in byte mode).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    pub min_th: f64,
+    pub max_th: f64,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    /// A weight in (0, 1], or "auto" (1 − exp(−1/C), C = link packets/s).
+    #[serde(default)]
+    pub w_q: Weight,
+    #[serde(default)]
+    pub gentle: bool,
+    #[serde(default = "default_count_rule")]
+    pub count_rule: CountRule,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub mark_above_max_th: bool,
+}
+
+pub(crate) fn default_max_p() -> f64 {
+    0.1
+}
+
+pub(crate) fn default_count_rule() -> CountRule {
+    CountRule::Ns2Wait
+}
+
+/// A weight given as a number or as the string "auto" — never a magic sentinel number.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Weight {
+    #[default]
+    Auto,
+    Value(f64),
+}
+
+impl Serialize for Weight {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Weight::Auto => s.serialize_str("auto"),
+            Weight::Value(v) => s.serialize_f64(*v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Weight {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Weight;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number in (0, 1] or \"auto\"")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Weight, E> {
+                Ok(Weight::Value(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Weight, E> {
+                Ok(Weight::Value(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Weight, E> {
+                Ok(Weight::Value(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Weight, E> {
+                if v == "auto" {
+                    Ok(Weight::Auto)
+                } else {
+                    Err(E::custom(format!(
+                        "invalid weight \"{v}\": expected a number in (0, 1] or \"auto\""
+                    )))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl RedSpec {
+    pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
+        Self::check_thresholds(a, self.min_th, self.max_th, "", p);
+        self.validate_fields(a, p);
+    }
+
+    /// RED's thresholds in packets: 0 <= min_th < max_th, finite. `how` says where a
+    /// computed threshold came from, for the message.
+    pub fn check_thresholds(a: &str, min_th: f64, max_th: f64, how: &str, p: &mut Problems) {
+        if !(min_th.is_finite() && min_th >= 0.0) {
+            p.err(
+                format!("{a}.min_th"),
+                min_th,
+                format!("must be a finite number >= 0 (packets){how}"),
+            );
+        }
+        if !max_th.is_finite() {
+            p.err(
+                format!("{a}.max_th"),
+                max_th,
+                format!("must be a finite number (packets){how}"),
+            );
+        } else if max_th <= min_th {
+            p.err(
+                format!("{a}.max_th"),
+                max_th,
+                format!("must be > min_th = {min_th}{how}"),
+            );
+        }
+    }
+
+    /// The RED fields other than the thresholds (shared by RED, ARED, Feng and PSAND).
+    pub fn validate_fields(&self, a: &str, p: &mut Problems) {
+        if !(self.max_p.is_finite() && self.max_p > 0.0 && self.max_p <= 1.0) {
+            p.err(
+                format!("{a}.max_p"),
+                self.max_p,
+                "must be a probability in (0, 1]",
+            );
+        }
+        if let Weight::Value(w) = self.w_q {
+            if !(w.is_finite() && w > 0.0 && w <= 1.0) {
+                p.err(format!("{a}.w_q"), w, "must be in (0, 1], or \"auto\"");
+            }
+        }
+        p.mean_pktsize(a, self.mean_pktsize);
+        if self.mark_above_max_th && !self.ecn {
+            p.err(
+                format!("{a}.mark_above_max_th"),
+                "true",
+                "only meaningful with ecn = true",
+            );
+        }
+    }
+
+    pub fn build(&self, q: &QueueCtx) -> Red {
+        Red::new(self.config(), q.link_bps)
+    }
+
+    /// The runtime parameters: `w_q = "auto"` is left for `Red::new`, which knows the link.
+    pub fn config(&self) -> RedConfig {
+        RedConfig {
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            w_q: match self.w_q {
+                Weight::Auto => None,
+                Weight::Value(w) => Some(w),
+            },
+            gentle: self.gentle,
+            count_rule: self.count_rule,
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize.0 as u32,
+            ecn: self.ecn,
+            mark_above_max_th: self.mark_above_max_th,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::Limit;
+    use crate::aqm::Limit;
 
     fn cfg(rule: CountRule) -> RedConfig {
         RedConfig {

@@ -25,13 +25,18 @@
 //!   mark mode leaves Not-ECT traffic uncontrolled.
 //! - Byte mode: m scaled by size/mean_pktsize (ns-2 `qib_`).
 
+use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
+use crate::check::Problems;
 use crate::packet::Packet;
 use crate::rng::Rng;
+use crate::units::{Bytes, Duration};
 use crate::units::{Time, NS_PER_SEC};
+use serde::{Deserialize, Serialize};
 
-/// Which price update rule runs each period.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which price update rule runs each period (`update = "rate"` or `"queue"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RemUpdate {
     /// Eq. (2): rate mismatch plus α × queue mismatch.
     Rate,
@@ -39,8 +44,9 @@ pub enum RemUpdate {
     Queue,
 }
 
-/// Where ECN marks are applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where ECN marks are applied (`mark_at = "arrival"` or `"departure"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MarkPoint {
     Arrival,
     Departure,
@@ -181,11 +187,141 @@ impl Aqm for Rem {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+/// REM parameters (docs/aqm/rem.md); defaults are the paper's (§4) and ns-2's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemSpec {
+    #[serde(default = "default_rem_gamma")]
+    pub gamma: f64,
+    #[serde(default = "default_rem_phi")]
+    pub phi: f64,
+    #[serde(default = "default_rem_alpha")]
+    pub alpha: f64,
+    /// Target backlog b*, packets (of mean_pktsize in byte mode).
+    #[serde(default = "default_rem_b_star")]
+    pub b_star: f64,
+    /// Price update period.
+    #[serde(default = "default_rem_interval")]
+    pub interval: Duration,
+    /// "rate": eq. (2); "queue": eq. (3).
+    #[serde(default = "default_rem_update")]
+    pub update: RemUpdate,
+    /// EWMA weight of the input rate in eq. (2); default 1 (no smoothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_x: Option<f64>,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "crate::check::default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default)]
+    pub ecn: bool,
+    /// Where ECN marks are applied; default "departure" (ns-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_at: Option<MarkPoint>,
+}
+
+fn default_rem_gamma() -> f64 {
+    0.001
+}
+
+fn default_rem_phi() -> f64 {
+    1.001
+}
+
+fn default_rem_alpha() -> f64 {
+    0.1
+}
+
+fn default_rem_b_star() -> f64 {
+    20.0
+}
+
+fn default_rem_interval() -> Duration {
+    Duration(2_000_000)
+}
+
+fn default_rem_update() -> RemUpdate {
+    RemUpdate::Rate
+}
+
+impl RemSpec {
+    pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
+        if !(self.gamma.is_finite() && self.gamma > 0.0) {
+            p.err(
+                format!("{a}.gamma"),
+                self.gamma,
+                "must be a finite number > 0",
+            );
+        }
+        if !(self.phi.is_finite() && self.phi > 1.0) {
+            p.err(
+                format!("{a}.phi"),
+                self.phi,
+                "must be a finite number > 1 (marking probability 1 - phi^-price)",
+            );
+        }
+        if !(self.alpha.is_finite() && self.alpha > 0.0 && self.alpha <= 1.0) {
+            p.err(format!("{a}.alpha"), self.alpha, "must be in (0, 1]");
+        }
+        if !(self.b_star.is_finite() && self.b_star >= 0.0) {
+            p.err(
+                format!("{a}.b_star"),
+                self.b_star,
+                "must be a finite number >= 0 (packets)",
+            );
+        }
+        if self.interval.0 == 0 {
+            p.err(format!("{a}.interval"), "\"0ns\"", "must be > 0");
+        }
+        if let Some(w) = self.w_x {
+            if !(w.is_finite() && w > 0.0 && w <= 1.0) {
+                p.err(format!("{a}.w_x"), w, "must be in (0, 1]");
+            } else if self.update == RemUpdate::Queue {
+                p.err(
+                    format!("{a}.w_x"),
+                    w,
+                    "only meaningful with update = \"rate\" (eq. 3 measures no rate)",
+                );
+            }
+        }
+        p.packet_size(a, "mean_pktsize", self.mean_pktsize);
+        if let (Some(m), false) = (self.mark_at, self.ecn) {
+            let v = if m == MarkPoint::Arrival {
+                "\"arrival\""
+            } else {
+                "\"departure\""
+            };
+            p.err(format!("{a}.mark_at"), v, "only meaningful with ecn = true");
+        }
+    }
+
+    pub fn build(&self, q: &QueueCtx) -> Rem {
+        let cfg = RemConfig {
+            gamma: self.gamma,
+            phi: self.phi,
+            alpha: self.alpha,
+            b_star: self.b_star,
+            interval: self.interval.0,
+            update: self.update,
+            w_x: self.w_x.unwrap_or(1.0),
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize.0 as u32,
+            ecn: self.ecn,
+            mark_at: self.mark_at.unwrap_or(MarkPoint::Departure),
+        };
+        Rem::new(cfg, q.link_bps)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::Limit;
     use crate::packet::Ecn;
-    use crate::queue::Limit;
 
     const MS: Time = 1_000_000;
 

@@ -38,11 +38,15 @@
 //! bin_size and max in units of mean_pktsize; probabilities are not scaled by size.
 //! Drops by `max` and by the penalty bucket are `Reason::Forced`, by p_min `Reason::Early`.
 
+use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
+use crate::aqm::Limit;
+use crate::check::{default_mean_pktsize, default_true, Problems, MAX_PPS};
 use crate::packet::{Ecn, Packet};
-use crate::queue::Limit;
 use crate::rng::Rng;
+use crate::units::{Bytes, Duration};
 use crate::units::{Time, NS_PER_SEC};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
@@ -374,6 +378,167 @@ impl Aqm for Sfb {
         out[4] = self.penalised as f64;
         out[5] = self.penalty_drops as f64;
         out[6] = self.bucket_drops as f64;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Spec: the scenario's fields, defaults and checks
+// ---------------------------------------------------------------------------------------
+
+/// Stochastic Fair Blue parameters (docs/aqm/sfb.md). Defaults: Linux `sch_sfb.c`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SfbSpec {
+    #[serde(default = "default_sfb_levels")]
+    pub levels: u32,
+    #[serde(default = "default_sfb_bins")]
+    pub bins: u32,
+    /// Packets (× mean_pktsize in byte mode) in a bin above which its p rises.
+    #[serde(default = "default_sfb_bin_size")]
+    pub bin_size: u32,
+    /// Packets (× mean_pktsize in byte mode) in a flow's least loaded bin at which its
+    /// arrivals are dropped.
+    #[serde(default = "default_sfb_max")]
+    pub max: u32,
+    #[serde(default = "default_sfb_increment")]
+    pub increment: f64,
+    #[serde(default = "default_sfb_decrement")]
+    pub decrement: f64,
+    /// Packets per second admitted from flows at p = 1.
+    #[serde(default = "default_sfb_penalty_rate")]
+    pub penalty_rate: f64,
+    #[serde(default = "default_sfb_penalty_burst")]
+    pub penalty_burst: u32,
+    /// "0s" disables rehashing.
+    #[serde(default = "default_sfb_rehash")]
+    pub rehash_interval: Duration,
+    #[serde(default = "default_sfb_warmup")]
+    pub warmup_time: Duration,
+    #[serde(default)]
+    pub byte_mode: bool,
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    #[serde(default = "default_true")]
+    pub ecn: bool,
+}
+
+fn default_sfb_levels() -> u32 {
+    8
+}
+
+fn default_sfb_bins() -> u32 {
+    16
+}
+
+fn default_sfb_bin_size() -> u32 {
+    20
+}
+
+fn default_sfb_max() -> u32 {
+    25
+}
+
+fn default_sfb_increment() -> f64 {
+    0.001
+}
+
+fn default_sfb_decrement() -> f64 {
+    0.000167
+}
+
+fn default_sfb_penalty_rate() -> f64 {
+    10.0
+}
+
+fn default_sfb_penalty_burst() -> u32 {
+    20
+}
+
+fn default_sfb_rehash() -> Duration {
+    Duration(600 * crate::units::NS_PER_SEC)
+}
+
+fn default_sfb_warmup() -> Duration {
+    Duration(60 * crate::units::NS_PER_SEC)
+}
+
+/// Bounds on SFB's bin array (two sets of levels × bins are allocated per port).
+pub const SFB_MAX_LEVELS: u32 = 32;
+
+pub const SFB_MAX_BINS: u32 = 1024;
+
+impl SfbSpec {
+    pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
+        if self.levels == 0 || self.levels > SFB_MAX_LEVELS {
+            p.err(
+                format!("{a}.levels"),
+                self.levels,
+                format!("must be in [1, {SFB_MAX_LEVELS}]"),
+            );
+        }
+        if self.bins == 0 || self.bins > SFB_MAX_BINS {
+            p.err(
+                format!("{a}.bins"),
+                self.bins,
+                format!("must be in [1, {SFB_MAX_BINS}]"),
+            );
+        }
+        if self.max == 0 {
+            p.err(format!("{a}.max"), 0, "must be at least 1 (packets)");
+        }
+        if self.bin_size == 0 {
+            p.err(format!("{a}.bin_size"), 0, "must be at least 1 (packets)");
+        } else if self.bin_size > self.max {
+            p.err(
+                format!("{a}.bin_size"),
+                self.bin_size,
+                format!("must be <= max = {}", self.max),
+            );
+        }
+        p.unit_interval(format!("{a}.increment"), self.increment);
+        p.unit_interval(format!("{a}.decrement"), self.decrement);
+        if !(self.penalty_rate.is_finite() && (0.0..=MAX_PPS).contains(&self.penalty_rate)) {
+            p.err(
+                format!("{a}.penalty_rate"),
+                self.penalty_rate,
+                format!("must be in [0, {MAX_PPS:e}] (packets per second)"),
+            );
+        }
+        p.time_at_most(format!("{a}.rehash_interval"), self.rehash_interval);
+        let fmt = |d: Duration| format!("\"{}\"", crate::units::format_time(d.0));
+        if self.rehash_interval.0 == 0 && self.warmup_time.0 > 0 {
+            p.err(
+                format!("{a}.warmup_time"),
+                fmt(self.warmup_time),
+                "needs rehash_interval > 0 (there is no next hash to warm up); set \
+                 warmup_time = \"0s\" too",
+            );
+        } else if self.rehash_interval.0 > 0 && self.warmup_time.0 >= self.rehash_interval.0 {
+            p.err(
+                format!("{a}.warmup_time"),
+                fmt(self.warmup_time),
+                format!("must be < rehash_interval = {}", fmt(self.rehash_interval)),
+            );
+        }
+        p.mean_pktsize(a, self.mean_pktsize);
+    }
+
+    pub fn build(&self, _q: &QueueCtx) -> Sfb {
+        Sfb::new(SfbConfig {
+            levels: self.levels as usize,
+            bins: self.bins as usize,
+            bin_size: self.bin_size,
+            max: self.max,
+            increment: self.increment,
+            decrement: self.decrement,
+            penalty_rate: self.penalty_rate,
+            penalty_burst: self.penalty_burst,
+            rehash_interval: self.rehash_interval.0,
+            warmup_time: self.warmup_time.0,
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize.0 as u32,
+            ecn: self.ecn,
+        })
     }
 }
 

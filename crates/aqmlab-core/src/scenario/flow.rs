@@ -1,0 +1,360 @@
+//! A flow's part of the scenario: the `[[flows]]` table (UDP sources and TCP connections),
+//! its enums and TCP defaults, and the checks of the fields each flow type allows.
+
+use crate::check::{Problems, MAX_PACKET, MAX_PPS, MIN_PPS};
+use crate::units::{Bytes, Duration, Rate};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariant {
+    Reno,
+    Newreno,
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DupackResponseSpec {
+    Halve,
+    RetransmitOnly,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// Constant bit rate UDP.
+    Cbr,
+    /// Poisson packet arrivals.
+    Poisson,
+    /// On/off UDP: CBR at `rate` during on periods.
+    Onoff,
+    /// A TCP connection (bulk, or finite with `bytes`).
+    Tcp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeDist {
+    Fixed,
+    /// Exponential with mean `packet_size`, rounded to the nearest byte, at least 1 byte.
+    Exponential,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PeriodDist {
+    Exponential,
+    Pareto,
+}
+
+/// A traffic flow from one host to another. Which fields apply depends on `type`:
+/// cbr: rate; poisson: rate or pkt_rate, size_dist; onoff: rate, on_time, off_time,
+/// period_dist, shape (pareto only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: FlowKind,
+    pub src: String,
+    pub dst: String,
+    pub packet_size: Bytes,
+    #[serde(default = "super::zero")]
+    pub start: Duration,
+    /// Defaults to the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// Send packets ECN-capable (ECT(0)).
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Mean packets per second (poisson only; exclusive with rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pkt_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_dist: Option<SizeDist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_time: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_time: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_dist: Option<PeriodDist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<f64>,
+    /// TCP (type = "tcp") fields; defaults in `TcpDefaults` (ns-2's, see docs/tcp.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<TcpVariant>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_size: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_timeout: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularity: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_response: Option<DupackResponseSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    /// Record cwnd, ssthresh and smoothed RTT at every sample (TCP only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<bool>,
+}
+
+/// Defaults of the TCP fields: ns-2.35's (`tcl/lib/ns-default.tcl`), except `max_window`,
+/// whose ns-2 default of 20 segments silently caps throughput on any modern path.
+pub mod tcp_defaults {
+    use crate::units::{Time, NS_PER_SEC};
+    pub const ACK_SIZE: u64 = 40;
+    pub const MAX_WINDOW: u32 = 10_000;
+    pub const INITIAL_CWND: f64 = 2.0;
+    pub const DELACK_TIMEOUT: Time = NS_PER_SEC / 10;
+    pub const MIN_RTO: Time = NS_PER_SEC / 5;
+    pub const INITIAL_RTO: Time = 3 * NS_PER_SEC;
+    pub const MAX_RTO: Time = 60 * NS_PER_SEC;
+    pub const GRANULARITY: Time = NS_PER_SEC / 100;
+}
+
+impl FlowSpec {
+    pub(crate) fn check_kind(&self, p: &str, pr: &mut Problems) {
+        let f = self;
+        let kind = match f.kind {
+            FlowKind::Cbr => "cbr",
+            FlowKind::Poisson => "poisson",
+            FlowKind::Onoff => "onoff",
+            FlowKind::Tcp => "tcp",
+        };
+        let present = [
+            ("rate", f.rate.is_some()),
+            ("pkt_rate", f.pkt_rate.is_some()),
+            ("size_dist", f.size_dist.is_some()),
+            ("on_time", f.on_time.is_some()),
+            ("off_time", f.off_time.is_some()),
+            ("period_dist", f.period_dist.is_some()),
+            ("shape", f.shape.is_some()),
+            ("variant", f.variant.is_some()),
+            ("bytes", f.bytes.is_some()),
+            ("ack_size", f.ack_size.is_some()),
+            ("max_window", f.max_window.is_some()),
+            ("initial_cwnd", f.initial_cwnd.is_some()),
+            ("delayed_ack", f.delayed_ack.is_some()),
+            ("delack_timeout", f.delack_timeout.is_some()),
+            ("min_rto", f.min_rto.is_some()),
+            ("initial_rto", f.initial_rto.is_some()),
+            ("max_rto", f.max_rto.is_some()),
+            ("granularity", f.granularity.is_some()),
+            ("dupack_response", f.dupack_response.is_some()),
+            ("limited_transmit", f.limited_transmit.is_some()),
+            ("trace", f.trace.is_some()),
+        ];
+        let allowed: &[&str] = match f.kind {
+            FlowKind::Cbr => &["rate"],
+            FlowKind::Poisson => &["rate", "pkt_rate", "size_dist"],
+            FlowKind::Onoff => &["rate", "on_time", "off_time", "period_dist", "shape"],
+            FlowKind::Tcp => &[
+                "variant",
+                "bytes",
+                "ack_size",
+                "max_window",
+                "initial_cwnd",
+                "delayed_ack",
+                "delack_timeout",
+                "min_rto",
+                "initial_rto",
+                "max_rto",
+                "granularity",
+                "dupack_response",
+                "limited_transmit",
+                "trace",
+            ],
+        };
+        for (field, is) in present {
+            if is && !allowed.contains(&field) {
+                pr.err(
+                    format!("{p}.{field}"),
+                    "",
+                    format!(
+                        "not a field of type = \"{kind}\"; its fields are {}",
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+        let required = |v: &mut Problems, field: &str, is: bool| {
+            if !is {
+                v.err(
+                    format!("{p}.{field}"),
+                    "",
+                    format!("required for type = \"{kind}\""),
+                );
+            }
+        };
+        if let Some(r) = f.rate {
+            if r.0 == 0 {
+                pr.err(format!("{p}.rate"), "\"0bps\"", "must be > 0");
+            }
+        }
+        match f.kind {
+            FlowKind::Tcp => f.check_tcp(p, pr),
+            FlowKind::Cbr => required(pr, "rate", f.rate.is_some()),
+            FlowKind::Poisson => match (f.rate, f.pkt_rate) {
+                (Some(_), Some(_)) => pr.err(
+                    format!("{p}.pkt_rate"),
+                    f.pkt_rate.unwrap_or(0.0),
+                    "rate and pkt_rate are mutually exclusive; give one",
+                ),
+                (None, None) => pr.err(
+                    format!("{p}.rate"),
+                    "",
+                    "one of rate or pkt_rate is required for type = \"poisson\"",
+                ),
+                (None, Some(x)) if !(x.is_finite() && (MIN_PPS..=MAX_PPS).contains(&x)) => pr.err(
+                    format!("{p}.pkt_rate"),
+                    x,
+                    "must be a finite number in [1e-6, 1e9] packets per second \
+                         (a mean gap of 1 ns to 1000000 s)",
+                ),
+                (Some(r), None) if f.packet_size.0 > 0 => {
+                    let pps = r.0 as f64 / (8.0 * f.packet_size.0 as f64);
+                    if pps > MAX_PPS {
+                        pr.err(
+                            format!("{p}.rate"),
+                            format!("\"{}\"", crate::units::format_rate(r.0)),
+                            format!(
+                                "gives {pps:e} packets per second at packet_size = {} B; \
+                                 a poisson flow may send at most 1e9 (a mean gap of 1 ns)",
+                                f.packet_size.0
+                            ),
+                        );
+                    }
+                }
+                _ => {}
+            },
+            FlowKind::Onoff => {
+                required(pr, "rate", f.rate.is_some());
+                required(pr, "on_time", f.on_time.is_some());
+                required(pr, "off_time", f.off_time.is_some());
+                for (field, d) in [("on_time", f.on_time), ("off_time", f.off_time)] {
+                    if d == Some(Duration(0)) {
+                        pr.err(
+                            format!("{p}.{field}"),
+                            "\"0ns\"",
+                            "must be > 0 (a mean duration)",
+                        );
+                    }
+                    if let Some(d) = d {
+                        pr.time_at_most(format!("{p}.{field}"), d);
+                    }
+                }
+                match (f.period_dist.unwrap_or(PeriodDist::Exponential), f.shape) {
+                    (PeriodDist::Pareto, None) => pr.err(
+                        format!("{p}.shape"),
+                        "",
+                        "required when period_dist = \"pareto\"",
+                    ),
+                    (PeriodDist::Pareto, Some(a)) if !(a.is_finite() && a > 1.0) => pr.err(
+                        format!("{p}.shape"),
+                        a,
+                        "must be a finite number > 1 (the Pareto mean is infinite otherwise)",
+                    ),
+                    (PeriodDist::Exponential, Some(_)) => pr.err(
+                        format!("{p}.shape"),
+                        "",
+                        "only used with period_dist = \"pareto\"",
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn check_tcp(&self, p: &str, pr: &mut Problems) {
+        let f = self;
+        use tcp_defaults as d;
+        if let Some(b) = f.bytes {
+            if b.0 == 0 {
+                pr.err(
+                    format!("{p}.bytes"),
+                    0,
+                    "must be at least 1 (omit it for a bulk transfer)",
+                );
+            }
+        }
+        if let Some(a) = f.ack_size {
+            if a.0 == 0 || a.0 > MAX_PACKET {
+                pr.err(
+                    format!("{p}.ack_size"),
+                    a.0,
+                    format!("must be in [1, {MAX_PACKET}] bytes"),
+                );
+            }
+        }
+        if f.max_window == Some(0) {
+            pr.err(format!("{p}.max_window"), 0, "must be at least 1 segment");
+        }
+        if let Some(w) = f.initial_cwnd {
+            if !(w.is_finite() && w >= 1.0) {
+                pr.err(
+                    format!("{p}.initial_cwnd"),
+                    w,
+                    "must be a finite number >= 1 (segments)",
+                );
+            }
+        }
+        if f.delack_timeout.is_some() && f.delayed_ack != Some(true) {
+            pr.err(
+                format!("{p}.delack_timeout"),
+                "",
+                "only used with delayed_ack = true",
+            );
+        }
+        if f.delack_timeout == Some(Duration(0)) {
+            pr.err(format!("{p}.delack_timeout"), "\"0ns\"", "must be > 0");
+        }
+        let min_rto = f.min_rto.map_or(d::MIN_RTO, |x| x.0);
+        let max_rto = f.max_rto.map_or(d::MAX_RTO, |x| x.0);
+        let initial_rto = f.initial_rto.map_or(d::INITIAL_RTO, |x| x.0);
+        for (field, v) in [
+            ("min_rto", f.min_rto),
+            ("initial_rto", f.initial_rto),
+            ("max_rto", f.max_rto),
+            ("granularity", f.granularity),
+        ] {
+            if let Some(v) = v {
+                pr.time_at_most(format!("{p}.{field}"), v);
+                if v.0 == 0 && field != "granularity" {
+                    pr.err(format!("{p}.{field}"), "\"0ns\"", "must be > 0");
+                }
+            }
+        }
+        let fmt = crate::units::format_time;
+        if min_rto > max_rto {
+            pr.err(
+                format!("{p}.min_rto"),
+                format!("\"{}\"", fmt(min_rto)),
+                format!("must be <= max_rto = \"{}\"", fmt(max_rto)),
+            );
+        }
+        if initial_rto > max_rto {
+            pr.err(
+                format!("{p}.initial_rto"),
+                format!("\"{}\"", fmt(initial_rto)),
+                format!("must be <= max_rto = \"{}\"", fmt(max_rto)),
+            );
+        }
+    }
+}

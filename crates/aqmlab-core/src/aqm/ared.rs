@@ -56,10 +56,10 @@ impl Ared {
         let d = hi - lo;
         let (target_low, target_high) = (lo + 0.4 * d, lo + 0.6 * d);
         let max_p = self.red.max_p();
-        if self.red.avg > target_high && max_p <= self.cfg.top {
+        if self.red.est.avg > target_high && max_p <= self.cfg.top {
             self.red
                 .set_max_p(max_p + self.cfg.alpha_max.min(max_p / 4.0));
-        } else if self.red.avg < target_low && max_p >= self.cfg.bottom {
+        } else if self.red.est.avg < target_low && max_p >= self.cfg.bottom {
             self.red.set_max_p(max_p * self.cfg.beta);
         }
     }
@@ -232,7 +232,7 @@ mod tests {
             },
             10_000_000,
         );
-        a.red.avg = avg;
+        a.red.est.avg = avg;
         a
     }
 
@@ -292,7 +292,11 @@ mod tests {
         };
         // 0.5 s idle on 10 Mb/s = 625 packet times: avg 12 → 12·(1−w_q)^625 ≈ 7.3 < 9.
         assert_eq!(a.on_timer(&q, NS_PER_SEC / 2), Some(NS_PER_SEC));
-        assert!(a.red.avg < 9.0 && a.red.avg > 7.0, "{}", a.red.avg);
+        assert!(
+            a.red.est.avg < 9.0 && a.red.est.avg > 7.0,
+            "{}",
+            a.red.est.avg
+        );
         assert!((a.red.max_p() - 0.09).abs() < 1e-15);
     }
 }

@@ -76,7 +76,7 @@ impl FengRed {
     /// The crossing rule for the current average (run after each average update).
     pub fn adapt(&mut self) {
         let (lo, hi) = self.red.thresholds();
-        let avg = self.red.avg;
+        let avg = self.red.est.avg;
         let max_p = self.red.max_p();
         if lo < avg && avg < hi {
             self.status = Status::Between;

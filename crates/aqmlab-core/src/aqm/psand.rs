@@ -84,7 +84,7 @@ impl Psand {
 
     /// One step of Algorithm 1 with K_cur = the current average.
     pub fn adapt(&mut self) {
-        let k_cur = self.red.avg * self.to_pkts;
+        let k_cur = self.red.est.avg * self.to_pkts;
         let prox_rate = k_cur / self.cfg.target;
         let change_rate = if self.k_prev > 0.0 {
             k_cur / self.k_prev
@@ -320,7 +320,7 @@ mod tests {
 
     /// Sets K_cur (packets) in the units of avg.
     fn set_k(p: &mut Psand, k: f64) {
-        p.red.avg = k / p.to_pkts;
+        p.red.est.avg = k / p.to_pkts;
     }
 
     #[test]
@@ -426,21 +426,21 @@ mod tests {
             link_bps: 10_000_000,
         };
         assert_eq!(p.on_arrival(&q(0), &pkt, 0, &mut rng), Verdict::Pass);
-        assert!(p.red.avg == 0.0);
+        assert!(p.red.est.avg == 0.0);
         let mut out = [0.0; 6];
         p.metrics(&q(0), 0, &mut out);
         assert_eq!(out[1], 0.0); // p_b = 0 at avg = 0
-        p.red.avg = 10.0;
+        p.red.est.avg = 10.0;
         p.on_arrival(&q(10), &pkt, 0, &mut rng);
         p.metrics(&q(10), 0, &mut out);
-        assert!((out[1] - 0.1 * p.red.avg / 20.0).abs() < 1e-12);
+        assert!((out[1] - 0.1 * p.red.est.avg / 20.0).abs() < 1e-12);
     }
 
     #[test]
     fn the_timer_decays_an_idle_average_before_the_step() {
         let mut p = psand(false, 0.1);
         assert_eq!(p.first_timer(0), Some(NS_PER_SEC / 2));
-        p.red.avg = 12.0;
+        p.red.est.avg = 12.0;
         p.k_prev = 12.0;
         p.on_idle(0);
         let q = QueueView {

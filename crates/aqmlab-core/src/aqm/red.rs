@@ -56,22 +56,60 @@ pub struct RedConfig {
     pub mark_above_max_th: bool,
 }
 
+/// RED's parameters, resolved for a link (Linux `struct red_parms`): thresholds in the
+/// units of the average (packets, or bytes in byte mode), the EWMA weight and the link's
+/// packet rate for the idle decay. Read-only on the packet path but for `max_p`, which
+/// adaptive variants move.
 #[derive(Clone, Debug)]
-pub struct Red {
+pub struct RedParams {
     cfg: RedConfig,
     w_q: f64,
     /// Link packets per second at mean_pktsize (ns-2 `ptc`).
     ptc: f64,
     min_th: f64,
     max_th: f64,
+}
+
+/// The average queue and the idle clock (Linux `struct red_vars` qavg and qidlestart).
+/// A composite keeps one per class or per virtual queue and feeds each its own backlog.
+#[derive(Clone, Debug, Default)]
+pub struct RedAvg {
     pub avg: f64,
+    idle_since: Option<Time>,
+}
+
+/// The marking decision's state: the count since the last mark and the last
+/// probabilities (Linux `red_vars` qcount, and `red_action`).
+#[derive(Clone, Debug)]
+pub struct RedMarker {
     /// Arrivals since the last mark while avg is in the early region; −1 below min_th.
-    count: i64,
+    pub count: i64,
     /// Bytes counterpart of `count` for byte-mode spacing (ns-2 `count_bytes`).
     count_bytes: u64,
-    idle_since: Option<Time>,
     last_p_b: f64,
     last_p_a: f64,
+}
+
+impl Default for RedMarker {
+    fn default() -> Self {
+        RedMarker {
+            count: -1,
+            count_bytes: 0,
+            last_p_b: 0.0,
+            last_p_a: 0.0,
+        }
+    }
+}
+
+/// RED as Linux `include/net/red.h` shapes it, so that RIO, WRED, BIO and CIOQ-RED can
+/// reuse the parts: parameters, an average updated from a backlog the caller passes in
+/// (`RedAvg::update`), and a decision from an average the caller passes in
+/// (`RedMarker::decide`). `Red` itself is one of each, fed the whole queue.
+#[derive(Clone, Debug)]
+pub struct Red {
+    pub params: RedParams,
+    pub est: RedAvg,
+    pub marker: RedMarker,
 }
 
 /// Automatic w_q = 1 − exp(−1/C), C the link rate in packets/s (ns-2 `q_weight_ 0`;
@@ -81,26 +119,20 @@ pub fn auto_w_q(link_bps: u64, mean_pktsize: u32) -> f64 {
     1.0 - libm::exp(-1.0 / c)
 }
 
-impl Red {
-    pub fn new(cfg: RedConfig, link_bps: u64) -> Red {
+impl RedParams {
+    pub fn new(cfg: RedConfig, link_bps: u64) -> RedParams {
         let scale = if cfg.byte_mode {
             cfg.mean_pktsize as f64
         } else {
             1.0
         };
-        Red {
+        RedParams {
             w_q: cfg
                 .w_q
                 .unwrap_or_else(|| auto_w_q(link_bps, cfg.mean_pktsize)),
             ptc: link_bps as f64 / (8.0 * cfg.mean_pktsize as f64),
             min_th: cfg.min_th * scale,
             max_th: cfg.max_th * scale,
-            avg: 0.0,
-            count: -1,
-            count_bytes: 0,
-            idle_since: None,
-            last_p_b: 0.0,
-            last_p_a: 0.0,
             cfg,
         }
     }
@@ -120,20 +152,19 @@ impl Red {
     pub fn thresholds(&self) -> (f64, f64) {
         (self.min_th, self.max_th)
     }
-    /// Brings avg up to date for an idle period ending at `now` (for periodic controllers).
-    pub fn decay_idle(&mut self, q: &QueueView, now: Time) {
-        if q.len_pkts == 0 {
-            if let Some(since) = self.idle_since {
-                let m = libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64);
-                self.avg *= libm::pow(1.0 - self.w_q, m);
-                self.idle_since = Some(now);
-            }
+
+    /// The backlog RED averages: the queue's packets, or its bytes in byte mode.
+    pub fn backlog(&self, q: &QueueView) -> f64 {
+        if self.cfg.byte_mode {
+            q.len_bytes as f64
+        } else {
+            q.len_pkts as f64
         }
     }
 
-    /// p_b for the current average (before spacing), or None above the early region.
-    fn p_b(&self) -> Option<f64> {
-        let (a, lo, hi, max_p) = (self.avg, self.min_th, self.max_th, self.cfg.max_p);
+    /// p_b for an average (before spacing), or None above the early region.
+    pub fn p_b(&self, avg: f64) -> Option<f64> {
+        let (a, lo, hi, max_p) = (avg, self.min_th, self.max_th, self.cfg.max_p);
         if a < hi {
             Some(max_p * (a - lo) / (hi - lo))
         } else if self.cfg.gentle && a < 2.0 * hi {
@@ -143,15 +174,84 @@ impl Red {
         }
     }
 
+    /// The verdict for a decision: early marks with ECN, forced ones only with
+    /// `mark_above_max_th`; everything else drops.
+    pub fn verdict(&self, decision: Option<Reason>) -> Verdict {
+        match decision {
+            None => Verdict::Pass,
+            Some(Reason::Forced) if self.cfg.ecn && self.cfg.mark_above_max_th => {
+                Verdict::Mark(Reason::Forced)
+            }
+            Some(r @ Reason::Early) if self.cfg.ecn => Verdict::Mark(r),
+            Some(r) => Verdict::Drop(r),
+        }
+    }
+
+    /// Whole packet times of the link in an idle period from `since` to `now`.
+    fn idle_packets(&self, since: Time, now: Time) -> f64 {
+        libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64)
+    }
+}
+
+impl RedAvg {
+    /// Brings avg up to date at an arrival that finds `backlog` waiting: the EWMA step, or,
+    /// ending an idle period with nothing waiting, the decay by (1 − w_q)^m for the m
+    /// packet times the link could have sent. Returns the instant that decay reached.
+    pub fn update(&mut self, p: &RedParams, backlog: f64, now: Time) -> Option<Time> {
+        match self.idle_since.take() {
+            Some(since) if backlog == 0.0 => {
+                let m = p.idle_packets(since, now);
+                self.avg *= libm::pow(1.0 - p.w_q, m);
+                // The whole packet times used by this decay; the fraction left over is
+                // carried if the idle period goes on (see `idle_continues`).
+                Some(since + (m * NS_PER_SEC as f64 / p.ptc) as Time)
+            }
+            _ => {
+                self.avg = (1.0 - p.w_q) * self.avg + p.w_q * backlog;
+                None
+            }
+        }
+    }
+
+    /// The link went idle at `since`.
+    pub fn start_idle(&mut self, since: Time) {
+        self.idle_since = Some(since);
+    }
+
+    /// An arrival at the idle link was dropped: the idle period goes on from `decayed_to`,
+    /// the last whole packet time the decay reached, not from now. Forgetting it would
+    /// leave avg above max_th with nothing to lower it but the tiny EWMA steps of the next
+    /// arrivals, each of which is dropped: a lock-out (seen with TCP flows and automatic
+    /// w_q). Restarting at now would round every decay to zero under arrivals faster than
+    /// the link (a lock-out under unresponsive overload).
+    pub fn idle_continues(&mut self, decayed_to: Time) {
+        self.idle_since = Some(decayed_to);
+    }
+
+    /// Decays avg for an idle period still going on at `now` (periodic controllers read
+    /// an up-to-date average); `empty` says nothing is waiting.
+    pub fn decay_idle(&mut self, p: &RedParams, empty: bool, now: Time) {
+        if empty {
+            if let Some(since) = self.idle_since {
+                let m = p.idle_packets(since, now);
+                self.avg *= libm::pow(1.0 - p.w_q, m);
+                self.idle_since = Some(now);
+            }
+        }
+    }
+}
+
+impl RedMarker {
     /// The spacing rule: p_a from p_b and the count (validation.md, "RED details").
-    fn p_a(&self, p_b: f64, size: u32) -> f64 {
-        let count = if self.cfg.byte_mode && self.cfg.count_rule != CountRule::Uniform {
-            (self.count_bytes / self.cfg.mean_pktsize as u64) as f64
+    fn p_a(&self, p: &RedParams, p_b: f64, size: u32) -> f64 {
+        let cfg = &p.cfg;
+        let count = if cfg.byte_mode && cfg.count_rule != CountRule::Uniform {
+            (self.count_bytes / cfg.mean_pktsize as u64) as f64
         } else {
             self.count as f64
         };
         let cp = count * p_b;
-        let mut p = match self.cfg.count_rule {
+        let mut p_a = match cfg.count_rule {
             CountRule::Independent => p_b,
             CountRule::Uniform | CountRule::Ns2 => {
                 if cp < 1.0 {
@@ -170,21 +270,23 @@ impl Red {
                 }
             }
         };
-        if self.cfg.byte_mode && p < 1.0 {
-            p *= size as f64 / self.cfg.mean_pktsize as f64;
+        if cfg.byte_mode && p_a < 1.0 {
+            p_a *= size as f64 / cfg.mean_pktsize as f64;
         }
-        p.min(1.0)
+        p_a.min(1.0)
     }
 
-    fn decide(&mut self, size: u32, rng: &mut Rng) -> Option<Reason> {
-        if self.avg < self.min_th {
+    /// Decides on an arrival of `size` bytes given the average `avg` (the caller's: the
+    /// queue's, a class's, or a virtual queue's): none, an early or a forced mark/drop.
+    pub fn decide(&mut self, p: &RedParams, avg: f64, size: u32, rng: &mut Rng) -> Option<Reason> {
+        if avg < p.min_th {
             self.count = -1;
             self.count_bytes = 0;
             self.last_p_b = 0.0;
             self.last_p_a = 0.0;
             return None;
         }
-        let Some(p_b) = self.p_b() else {
+        let Some(p_b) = p.p_b(avg) else {
             self.count = 0;
             self.count_bytes = 0;
             self.last_p_b = 1.0;
@@ -193,7 +295,7 @@ impl Red {
         };
         self.last_p_b = p_b;
         let first = self.count < 0;
-        match self.cfg.count_rule {
+        match p.cfg.count_rule {
             CountRule::Uniform => {
                 // Count the unmarked arrivals *before* this one: the gap to the next mark
                 // is then uniform on 1..1/p_b.
@@ -214,67 +316,83 @@ impl Red {
                 self.count_bytes += size as u64;
             }
         }
-        let p_a = self.p_a(p_b, size);
+        let p_a = self.p_a(p, p_b, size);
         self.last_p_a = p_a;
         if rng.uniform() < p_a {
             self.count = 0;
             self.count_bytes = 0;
             Some(Reason::Early)
         } else {
-            if self.cfg.count_rule == CountRule::Uniform {
+            if p.cfg.count_rule == CountRule::Uniform {
                 self.count += 1;
                 self.count_bytes += size as u64;
             }
             None
         }
     }
+
+    /// A forced (overflow) drop resets the count (validation.md regression list; ns-2
+    /// `ns1_compat_`).
+    pub fn forced_drop(&mut self) {
+        if self.count >= 0 {
+            self.count = 0;
+            self.count_bytes = 0;
+        }
+    }
+
+    /// The last p_b and p_a, for the time series.
+    pub fn last_p(&self) -> (f64, f64) {
+        (self.last_p_b, self.last_p_a)
+    }
 }
 
 impl Red {
-    /// The estimator half of an arrival: brings avg up to date (EWMA step, or the idle
-    /// decay at an empty queue) and, if the link was idle, returns the instant the decay
-    /// reached. Adaptive variants that act "on every average update" (Feng) run between
-    /// this and `decide_arrival`.
-    pub fn update_avg(&mut self, q: &QueueView, now: Time) -> Option<Time> {
-        let level = if self.cfg.byte_mode {
-            q.len_bytes as f64
-        } else {
-            q.len_pkts as f64
-        };
-        match self.idle_since.take() {
-            Some(since) if level == 0.0 => {
-                let m = libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64);
-                self.avg *= libm::pow(1.0 - self.w_q, m);
-                // The whole packet times used by this decay; the fraction left over is
-                // carried if the idle period goes on (see below).
-                Some(since + (m * NS_PER_SEC as f64 / self.ptc) as Time)
-            }
-            _ => {
-                self.avg = (1.0 - self.w_q) * self.avg + self.w_q * level;
-                None
-            }
+    pub fn new(cfg: RedConfig, link_bps: u64) -> Red {
+        Red {
+            params: RedParams::new(cfg, link_bps),
+            est: RedAvg::default(),
+            marker: RedMarker::default(),
         }
+    }
+
+    pub fn avg(&self) -> f64 {
+        self.est.avg
+    }
+    pub fn w_q(&self) -> f64 {
+        self.params.w_q()
+    }
+    pub fn max_p(&self) -> f64 {
+        self.params.max_p()
+    }
+    pub fn set_max_p(&mut self, max_p: f64) {
+        self.params.set_max_p(max_p);
+    }
+    pub fn thresholds(&self) -> (f64, f64) {
+        self.params.thresholds()
+    }
+    /// Brings avg up to date for an idle period ending at `now` (for periodic controllers).
+    pub fn decay_idle(&mut self, q: &QueueView, now: Time) {
+        self.est.decay_idle(&self.params, q.len_pkts == 0, now);
+    }
+
+    /// The estimator half of an arrival: brings avg up to date from the whole queue's
+    /// backlog and, if the link was idle, returns the instant the decay reached. Adaptive
+    /// variants that act "on every average update" (Feng) run between this and
+    /// `decide_arrival`.
+    pub fn update_avg(&mut self, q: &QueueView, now: Time) -> Option<Time> {
+        let backlog = self.params.backlog(q);
+        self.est.update(&self.params, backlog, now)
     }
 
     /// The decision half of an arrival, after `update_avg` (which returned `idle`).
     pub fn decide_arrival(&mut self, pkt: &Packet, idle: Option<Time>, rng: &mut Rng) -> Verdict {
-        let verdict = match self.decide(pkt.size, rng) {
-            None => Verdict::Pass,
-            Some(Reason::Forced) if self.cfg.ecn && self.cfg.mark_above_max_th => {
-                Verdict::Mark(Reason::Forced)
-            }
-            Some(r @ Reason::Early) if self.cfg.ecn => Verdict::Mark(r),
-            Some(r) => Verdict::Drop(r),
-        };
+        let decision = self
+            .marker
+            .decide(&self.params, self.est.avg, pkt.size, rng);
+        let verdict = self.params.verdict(decision);
         if let (Some(decayed_to), Verdict::Drop(_)) = (idle, verdict) {
-            // Dropped at an empty queue: the link stays idle, so the idle period goes on
-            // (the decay so far applied). Forgetting it would leave avg above max_th with
-            // nothing to lower it but the tiny EWMA steps of the next arrivals, each of
-            // which is dropped: a lock-out (seen with TCP flows and automatic w_q). It goes
-            // on from the last whole packet time, not from now: arrivals faster than the
-            // link each see less than one packet time, and restarting at every one of them
-            // would round every decay to zero (a lock-out under unresponsive overload).
-            self.idle_since = Some(decayed_to);
+            // Dropped at an empty queue: the link stays idle.
+            self.est.idle_continues(decayed_to);
         }
         verdict
     }
@@ -287,15 +405,11 @@ impl Aqm for Red {
     }
 
     fn on_overflow(&mut self, _q: &QueueView, _now: Time) {
-        // A forced drop resets the count (validation.md regression list; ns-2 `ns1_compat_`).
-        if self.count >= 0 {
-            self.count = 0;
-            self.count_bytes = 0;
-        }
+        self.marker.forced_drop();
     }
 
     fn on_idle(&mut self, since: Time) {
-        self.idle_since = Some(since);
+        self.est.start_idle(since);
     }
 
     fn metric_names(&self) -> &'static [&'static str] {
@@ -303,10 +417,11 @@ impl Aqm for Red {
     }
 
     fn metrics(&self, _q: &QueueView, _now: Time, out: &mut [f64]) {
-        out[0] = self.avg;
-        out[1] = self.last_p_b;
-        out[2] = self.last_p_a;
-        out[3] = self.count as f64;
+        let (p_b, p_a) = self.marker.last_p();
+        out[0] = self.est.avg;
+        out[1] = p_b;
+        out[2] = p_a;
+        out[3] = self.marker.count as f64;
     }
 }
 
@@ -573,7 +688,7 @@ mod tests {
         ] {
             for p_b in [0.02, 0.05, 0.1] {
                 let mut red = Red::new(cfg(rule), 10_000_000);
-                red.avg = 5.0 + p_b / 0.2 * 10.0;
+                red.est.avg = 5.0 + p_b / 0.2 * 10.0;
                 let mut rng = Rng::for_component(1, 0, "red-test");
                 let marks = (0..n)
                     .filter(|_| red.on_arrival(&view(10), &pkt(), 0, &mut rng) != Verdict::Pass)
@@ -616,18 +731,18 @@ mod tests {
         let mut c = cfg(CountRule::Uniform);
         c.w_q = Some(0.002);
         let mut red = Red::new(c, 10_000_000_000);
-        red.avg = 100.0;
+        red.est.avg = 100.0;
         red.on_idle(0);
         let mut rng = Rng::for_component(1, 0, "t");
         let t0 = 1000 * NS_PER_SEC;
         red.on_arrival(&view(0), &pkt(), t0, &mut rng);
         let m = 1000.0 * 10e9 / 8000.0;
-        assert_eq!(red.avg, 100.0 * libm::pow(0.998, m));
+        assert_eq!(red.est.avg, 100.0 * libm::pow(0.998, m));
         // A short idle decays by the exact power too.
-        red.avg = 50.0;
+        red.est.avg = 50.0;
         red.on_idle(t0);
         red.on_arrival(&view(0), &pkt(), t0 + 8_000, &mut rng); // 8 µs = 10 packet times
-        assert_eq!(red.avg, 50.0 * libm::pow(0.998, 10.0));
+        assert_eq!(red.est.avg, 50.0 * libm::pow(0.998, 10.0));
     }
 
     /// Regression (found by the 1.25× CBR overload test): arrivals faster than the link,
@@ -639,7 +754,7 @@ mod tests {
         let mut c = cfg(CountRule::Ns2);
         c.w_q = Some(0.002);
         let mut red = Red::new(c, 10_000_000); // one packet time = 800 µs
-        red.avg = 100.0;
+        red.est.avg = 100.0;
         red.on_idle(0);
         let mut rng = Rng::for_component(1, 0, "t");
         for k in 1..=10u64 {
@@ -649,9 +764,9 @@ mod tests {
         // 10 × 0.6 = 6 packet times.
         let expect = 100.0 * libm::pow(0.998, 6.0);
         assert!(
-            (red.avg - expect).abs() < 1e-12 * expect,
+            (red.est.avg - expect).abs() < 1e-12 * expect,
             "{} vs {expect}",
-            red.avg
+            red.est.avg
         );
     }
 
@@ -661,23 +776,23 @@ mod tests {
         c.ecn = true;
         let mut red = Red::new(c.clone(), 10_000_000);
         let mut rng = Rng::for_component(1, 0, "t");
-        red.avg = 20.0;
-        red.count = 7;
+        red.est.avg = 20.0;
+        red.marker.count = 7;
         assert_eq!(
             red.on_arrival(&view(10), &pkt(), 0, &mut rng),
             Verdict::Drop(Reason::Forced)
         );
-        assert_eq!(red.count, 0);
+        assert_eq!(red.marker.count, 0);
         c.mark_above_max_th = true;
         let mut red = Red::new(c, 10_000_000);
-        red.avg = 20.0;
+        red.est.avg = 20.0;
         assert_eq!(
             red.on_arrival(&view(10), &pkt(), 0, &mut rng),
             Verdict::Mark(Reason::Forced)
         );
         // Early decisions are marks when ECN is on.
-        red.avg = 14.9;
-        red.count = 1;
+        red.est.avg = 14.9;
+        red.marker.count = 1;
         let v = (0..50)
             .map(|_| red.on_arrival(&view(10), &pkt(), 0, &mut rng))
             .find(|v| *v != Verdict::Pass);
@@ -692,17 +807,17 @@ mod tests {
         c.w_q = Some(0.002);
         let mut red = Red::new(c, 10_000_000); // C = 1250 packets/s
         let mut rng = Rng::for_component(1, 0, "t");
-        red.avg = 40.0;
+        red.est.avg = 40.0;
         red.on_idle(0);
         let ms = 1_000_000;
         let v = red.on_arrival(&view(0), &pkt(), 100 * ms, &mut rng);
         assert_eq!(v, Verdict::Drop(Reason::Forced));
-        let after_first = red.avg;
+        let after_first = red.est.avg;
         assert_eq!(after_first, 40.0 * libm::pow(0.998, 125.0));
         // 0.9 s later, still idle: a further 1125 packet times of decay.
         red.on_arrival(&view(0), &pkt(), 1000 * ms, &mut rng);
-        assert!((red.avg - after_first * libm::pow(0.998, 1125.0)).abs() < 1e-12);
-        assert!(red.avg < 5.0);
+        assert!((red.est.avg - after_first * libm::pow(0.998, 1125.0)).abs() < 1e-12);
+        assert!(red.est.avg < 5.0);
     }
 
     #[test]
@@ -711,26 +826,29 @@ mod tests {
         c.gentle = true;
         let mut red = Red::new(c, 10_000_000);
         for (avg, p) in [(15.0, 0.2), (22.5, 0.6), (29.99, 0.2 + 0.8 * 14.99 / 15.0)] {
-            red.avg = avg;
-            assert!((red.p_b().unwrap() - p).abs() < 1e-12, "avg {avg}");
+            red.est.avg = avg;
+            assert!(
+                (red.params.p_b(red.est.avg).unwrap() - p).abs() < 1e-12,
+                "avg {avg}"
+            );
         }
-        red.avg = 30.0;
-        assert_eq!(red.p_b(), None);
+        red.est.avg = 30.0;
+        assert_eq!(red.params.p_b(red.est.avg), None);
     }
 
     #[test]
     fn below_min_th_nothing_is_dropped_and_the_count_is_reset() {
         let mut red = Red::new(cfg(CountRule::Ns2Wait), 10_000_000);
         let mut rng = Rng::for_component(1, 0, "t");
-        red.avg = 4.9;
-        red.count = 12;
+        red.est.avg = 4.9;
+        red.marker.count = 12;
         for _ in 0..1000 {
             assert_eq!(
                 red.on_arrival(&view(10), &pkt(), 0, &mut rng),
                 Verdict::Pass
             );
         }
-        assert_eq!(red.count, -1);
+        assert_eq!(red.marker.count, -1);
     }
 
     #[test]
@@ -745,8 +863,48 @@ mod tests {
         c.byte_mode = true;
         c.mean_pktsize = 500;
         let red = Red::new(c, 10_000_000);
-        assert_eq!((red.min_th, red.max_th), (2500.0, 7500.0));
-        assert!((red.p_a(0.1, 1000) - 0.2).abs() < 1e-12);
-        assert!((red.p_a(0.1, 250) - 0.05).abs() < 1e-12);
+        assert_eq!(red.thresholds(), (2500.0, 7500.0));
+        assert!((red.marker.p_a(&red.params, 0.1, 1000) - 0.2).abs() < 1e-12);
+        assert!((red.marker.p_a(&red.params, 0.1, 250) - 0.05).abs() < 1e-12);
+    }
+
+    /// The GRED shape: the parts fed a backlog and an average from outside decide exactly
+    /// as `Red` fed the whole queue (same random draws, same verdicts), and two averages
+    /// kept beside one parameter set move independently (RIO's per-precedence averages).
+    #[test]
+    fn the_parts_decide_as_red_from_a_backlog_and_an_average_passed_in() {
+        let mut c = cfg(CountRule::Ns2Wait);
+        c.w_q = Some(0.02);
+        let mut red = Red::new(c.clone(), 10_000_000);
+        let params = RedParams::new(c, 10_000_000);
+        let (mut est, mut marker) = (RedAvg::default(), RedMarker::default());
+        let (mut r1, mut r2) = (
+            Rng::for_component(7, 0, "gred"),
+            Rng::for_component(7, 0, "gred"),
+        );
+        let mut marks = 0;
+        for i in 0..20_000u64 {
+            let len = (i % 40) as u32;
+            let now = i * 1_000;
+            let whole = red.on_arrival(&view(len), &pkt(), now, &mut r1);
+            est.update(&params, len as f64, now);
+            let parts = params.verdict(marker.decide(&params, est.avg, 1000, &mut r2));
+            assert_eq!(whole, parts, "arrival {i}");
+            assert_eq!(red.est.avg, est.avg);
+            marks += (parts != Verdict::Pass) as u32;
+        }
+        assert!(
+            marks > 100,
+            "the run reached the marking region ({marks} marks)"
+        );
+        // Two classes' averages under one parameter set: fed 0 and 30, they part.
+        let (mut low, mut high) = (RedAvg::default(), RedAvg::default());
+        for i in 0..500 {
+            low.update(&params, 0.0, i);
+            high.update(&params, 30.0, i);
+        }
+        assert_eq!(low.avg, 0.0);
+        let expect = 30.0 * (1.0 - libm::pow(0.98, 500.0));
+        assert!((high.avg - expect).abs() < 1e-9 * expect, "{}", high.avg);
     }
 }

@@ -3,11 +3,10 @@
 //! Channels are the two directions of each link: channel 2i carries link i from `a` to `b`,
 //! channel 2i+1 from `b` to `a`. Routes minimise hop count. Among equal-length routes the
 //! table keeps the one found first by a breadth-first search backwards from the destination
-//! that visits each node's links in link order: it depends only on the scenario, so tables
+//! that visits each node's links in link order: it depends only on the topology, so tables
 //! are deterministic (but it is not "lowest link index first" in general). Hosts terminate
 //! traffic and never forward it.
 
-use crate::scenario::{NodeKind, Scenario};
 use std::collections::VecDeque;
 
 pub const NO_ROUTE: u32 = u32::MAX;
@@ -19,13 +18,15 @@ pub struct Routes {
 }
 
 impl Routes {
-    /// Builds the table; links naming unknown nodes are ignored (validation reports them).
-    pub fn build(s: &Scenario) -> Routes {
-        let n = s.nodes.len();
+    /// Builds the table for `relays.len()` nodes (`relays[i]`: node i forwards; hosts do
+    /// not) and link i joining `links[i]` = (a, b); a link whose ends are unknown (None,
+    /// reported by validation) is left out but keeps its channel numbers.
+    pub fn build(relays: &[bool], links: &[Option<(usize, usize)>]) -> Routes {
+        let n = relays.len();
         // Incoming channels per node: (neighbour it comes from, channel id).
         let mut incoming: Vec<Vec<(usize, u32)>> = vec![vec![]; n];
-        for (i, l) in s.links.iter().enumerate() {
-            if let (Some(a), Some(b)) = (s.node_index(&l.a), s.node_index(&l.b)) {
+        for (i, l) in links.iter().enumerate() {
+            if let Some((a, b)) = *l {
                 incoming[b].push((a, 2 * i as u32));
                 incoming[a].push((b, 2 * i as u32 + 1));
             }
@@ -38,7 +39,7 @@ impl Routes {
             seen[d] = d;
             queue.push_back(d);
             while let Some(w) = queue.pop_front() {
-                if w != d && s.nodes[w].kind == NodeKind::Host {
+                if w != d && !relays[w] {
                     continue; // a host may originate, never relay
                 }
                 for &(u, ch) in &incoming[w] {

@@ -341,7 +341,7 @@ impl<'a> Simulator<'a> {
             events: EventQueue::new(),
             timers: Timers::default(),
             packets: PacketArena::default(),
-            routes: Routes::build(s),
+            routes: s.routes(),
             channels,
             sources,
             flows,

@@ -294,6 +294,21 @@ impl Scenario {
             .unwrap_or((self.simulation.duration.0 / 1000).max(1))
     }
 
+    /// The forwarding table of this topology (hosts never relay).
+    pub fn routes(&self) -> crate::routing::Routes {
+        let relays: Vec<bool> = self
+            .nodes
+            .iter()
+            .map(|n| n.kind != NodeKind::Host)
+            .collect();
+        let links: Vec<Option<(usize, usize)>> = self
+            .links
+            .iter()
+            .map(|l| Some((self.node_index(&l.a)?, self.node_index(&l.b)?)))
+            .collect();
+        crate::routing::Routes::build(&relays, &links)
+    }
+
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
     }
@@ -518,7 +533,7 @@ impl Validator {
             }
         }
 
-        let routes = crate::routing::Routes::build(s);
+        let routes = s.routes();
         let mut flow_names = BTreeSet::new();
         let end = sim.duration.0;
         for (i, f) in s.flows.iter().enumerate() {

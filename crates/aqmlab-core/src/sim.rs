@@ -30,6 +30,7 @@ use crate::scenario::{
     AqmSpec, CodelSpec, CountRuleSpec, DupackResponseSpec, FlowKind, FlowSpec, MarkPointSpec,
     QueueSpec, RedSpec, RemSpec, RemUpdateSpec, Scenario, ScenarioErrors, TcpVariant, Weight,
 };
+use crate::table::Table;
 use crate::tcp::{
     Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
 };
@@ -37,6 +38,9 @@ use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+mod tables;
+pub use tables::STANDARD_TABLES;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
@@ -214,6 +218,9 @@ pub struct RunResults {
     /// Packets created by all sources.
     pub packets: u64,
     pub measured_s: f64,
+    /// Tables added by components (an AQM's final state, ...), each with a `queue` column
+    /// first; `tables()` returns them after the standard ones.
+    pub extra_tables: Vec<Table>,
 }
 
 pub struct Simulator<'a> {
@@ -1128,6 +1135,11 @@ impl<'a> Simulator<'a> {
                 }
             })
             .collect();
+        let extra_tables = tables::component_tables(
+            self.channels
+                .iter()
+                .map(|ch| (queue_name(s, ch), &ch.queue)),
+        );
         Ok(RunResults {
             queues,
             flows,
@@ -1135,6 +1147,7 @@ impl<'a> Simulator<'a> {
             events: self.processed,
             packets: self.packets.created(),
             measured_s: t,
+            extra_tables,
         })
     }
 }

@@ -13,6 +13,7 @@
 //! | `on_idle` | the link finished its last packet and the buffer is empty (idle start time) | nothing (RED's idle decay) |
 //! | `on_timer` | the timer this AQM asked for expires | the next timer, if any (REM, PIE, ARED) |
 //! | `metrics` | a time-series sample is taken | its internal state (avg, p, max_p, price, ...) |
+//! | `tables` | the run ends | tables of its own (SFB: `sfb_bins`), none by default |
 //!
 //! Marks: a `Mark` verdict on a Not-ECT packet becomes a drop with the same reason; a CE
 //! packet is passed unchanged (RFC 3168 §5 and §7; it is never dropped for being CE). A full
@@ -84,6 +85,7 @@ pub mod sfb;
 
 use crate::packet::Packet;
 use crate::rng::Rng;
+use crate::table::Table;
 use crate::units::Time;
 
 pub use ared::Ared;
@@ -212,6 +214,13 @@ pub trait Aqm {
 
     /// Writes its internal state, one value per name of `metric_names`.
     fn metrics(&self, _q: &QueueView, _now: Time, _out: &mut [f64]) {}
+
+    /// Tables of its own, taken once at the end of the run (SFB: its bins). They reach
+    /// Python under their names with no binding code: the simulator puts a `queue` column
+    /// first and joins the tables of one name from every queue.
+    fn tables(&self) -> Vec<Table> {
+        vec![]
+    }
 }
 
 /// The closed set of AQMs: static dispatch, no boxing on the per-packet path.
@@ -298,5 +307,8 @@ impl Aqm for AnyAqm {
     }
     fn metrics(&self, q: &QueueView, now: Time, out: &mut [f64]) {
         dispatch!(self, a => a.metrics(q, now, out))
+    }
+    fn tables(&self) -> Vec<Table> {
+        dispatch!(self, a => a.tables())
     }
 }

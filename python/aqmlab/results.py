@@ -63,6 +63,10 @@ def _json_value(v: Any) -> Any:
 class Results:
     """One run's results.
 
+    Every table the engine returns is a DataFrame in ``tables`` (by name, in the engine's
+    order) and an attribute of the same name; a table a component adds (an SFB queue's
+    bins, for example) appears there too, with nothing to change here or in the binding.
+
     Attributes:
         queues: one row per output queue (link direction), statistics over the measurement
             window (after warm-up): counters, drops and marks by reason, time-weighted mean and
@@ -76,27 +80,46 @@ class Results:
             segments, smoothed RTT in seconds, cumulative delivered_pkts (unique segments
             delivered in order) (flows with ``trace = true``).
         queue_dist: fraction of time each queue held exactly ``n_pkts`` waiting packets.
+        tables: every table above, then those components add (each SFB queue's bins at
+            the end of the run, ...), by name.
     """
+
+    # The standard tables (looked up in ``tables`` by ``__getattr__``).
+    queues: pd.DataFrame
+    flows: pd.DataFrame
+    timeseries: pd.DataFrame
+    flow_timeseries: pd.DataFrame
+    queue_dist: pd.DataFrame
 
     def __init__(self, raw: dict[str, Any]):
         self.raw = raw
         self.reasons: list[str] = list(raw["reasons"])
-        self.queues = pd.DataFrame(raw["queues"])
-        self.flows = pd.DataFrame(raw["flows"])
-        self.queue_dist = pd.DataFrame(raw["queue_dist"])
-        self.timeseries = _timeseries_frame(raw["timeseries"])
-        self.flow_timeseries = _series_frame(
-            raw["timeseries"]["time_s"],
-            raw["timeseries"]["flows"],
-            "flow",
-            ["cwnd", "ssthresh", "srtt_s", "delivered_pkts"],
-        )
+        self.tables: dict[str, pd.DataFrame] = {
+            name: _frame(columns) for name, columns in raw["tables"].items()
+        }
         self.events: int = raw["events"]
         self.packets: int = raw["packets"]
         self.measured_s: float = raw["measured_s"]
         self.warmup_s: float = raw["warmup_s"]
         self.engine_version: str = raw["engine_version"]
         self.scenario_toml: str = raw["scenario"]
+
+    def __getattr__(self, name: str) -> pd.DataFrame:
+        # Only called when normal lookup fails; vars() avoids recursing before __init__.
+        tables = vars(self).get("tables", {})
+        if name in tables:
+            return tables[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(vars(self).get("tables", {})))
+
+    @property
+    def timeseries_tables(self) -> dict[str, pd.DataFrame]:
+        """The long time-series tables (``timeseries``, ``flow_timeseries``, ...), by name."""
+        return {
+            n: df for n, df in self.tables.items() if n == "timeseries" or n.endswith("_timeseries")
+        }
 
     @property
     def scenario(self) -> dict[str, Any]:
@@ -139,8 +162,9 @@ class Results:
         }
 
     def write(self, out: str | Path, *, plot: bool = True) -> list[Path]:
-        """Writes summary.json, scenario.toml, each table as CSV and Parquet, and (unless
-        ``plot`` is False) queue_length.png. Returns the paths written."""
+        """Writes summary.json, scenario.toml, each table as CSV and Parquet (``<name>.csv``,
+        ``<name>.parquet``) and (unless ``plot`` is False) queue_length.png. Returns the
+        paths written."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         written = []
@@ -150,13 +174,7 @@ class Results:
         p = out / "scenario.toml"
         p.write_text(self.scenario_toml, "utf-8")
         written.append(p)
-        for name, df in (
-            ("queues", self.queues),
-            ("flows", self.flows),
-            ("timeseries", self.timeseries),
-            ("flow_timeseries", self.flow_timeseries),  # traced flows: cwnd, ssthresh, srtt
-            ("queue_dist", self.queue_dist),
-        ):
+        for name, df in self.tables.items():
             for ext in ("csv", "parquet"):
                 p = out / f"{name}.{ext}"
                 if ext == "csv":
@@ -171,16 +189,10 @@ class Results:
         return written
 
 
-def _series_frame(t, series, key: str, columns: list[str]) -> pd.DataFrame:
-    """Long frame: one row per (sample time, entity), one column per metric."""
-    per: dict[str, dict[str, list[float]]] = {}
-    for name, metric, values in series:
-        per.setdefault(name, {})[metric] = values
-    frames = [pd.DataFrame({"time_s": t, key: n, **cols}) for n, cols in per.items()]
-    if not frames:
-        return pd.DataFrame({c: [] for c in ["time_s", key, *columns]})
-    return pd.concat(frames, ignore_index=True)
-
-
-def _timeseries_frame(ts: dict[str, Any]) -> pd.DataFrame:
-    return _series_frame(ts["time_s"], ts["series"], "queue", ["qlen_pkts", "qlen_bytes"])
+def _frame(columns: dict[str, Any]) -> pd.DataFrame:
+    """One engine table (numpy arrays, or lists of strings or optional floats) as a
+    DataFrame, columns in the engine's order. An empty table keeps the dtype pandas gives
+    empty lists (float64), as its columns had before tables crossed generically."""
+    if not any(len(v) for v in columns.values()):
+        return pd.DataFrame({c: [] for c in columns})
+    return pd.DataFrame(columns)

@@ -218,10 +218,15 @@ def points(
 
 
 def flatten(summary: dict[str, Any]) -> dict[str, Any]:
-    """Results.summary() as flat columns: ``queue:<name>:<metric>``, ``flow:<name>:<metric>``."""
+    """Results.summary() as flat columns: each table of the summary (a list of rows, by
+    plural name) gives ``<table in the singular>:<row name>:<metric>``, e.g.
+    ``queue:<name>:<metric>``, ``flow:<name>:<metric>``; then ``events``."""
     out: dict[str, Any] = {}
-    for kind in ("queue", "flow"):
-        for row in summary[kind + "s"]:
+    for table, rows in summary.items():
+        if not isinstance(rows, list):
+            continue
+        kind = table.removesuffix("s")
+        for row in rows:
             for k, v in row.items():
                 if isinstance(v, dict):
                     for k2, v2 in v.items():
@@ -233,8 +238,9 @@ def flatten(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run_one(toml_text: str, timeseries: bool = False, extra=None) -> dict[str, Any]:
-    """Runs one scenario in a worker; returns its flat metrics (and, if asked, its queue
-    and flow time series as Parquet bytes under the key "__timeseries__") or raises."""
+    """Runs one scenario in a worker; returns its flat metrics (and, if asked, its time-series
+    tables, queues and traced flows, as Parquet bytes under the key "__timeseries__") or
+    raises."""
     from aqmlab.results import Results
 
     res = Results(_core.run(toml_text))
@@ -247,10 +253,10 @@ def _run_one(toml_text: str, timeseries: bool = False, extra=None) -> dict[str, 
     if timeseries:
         import io
 
-        ts = res.timeseries.copy()
-        ft = res.flow_timeseries
-        if len(ft):
-            ts = pd.concat([ts, ft], ignore_index=True)
+        # One file: the queue time series, then every other kind that has rows.
+        first, *others = res.timeseries_tables.values()
+        others = [df for df in others if len(df)]
+        ts = pd.concat([first, *others], ignore_index=True) if others else first.copy()
         buf = io.BytesIO()
         ts.to_parquet(buf, index=False)
         out["__timeseries__"] = buf.getvalue()

@@ -34,6 +34,7 @@ use crate::aqm::{AnyAqm, Aqm, DropTail, QueueView, Reason, Verdict, NUM_REASONS}
 use crate::packet::{Ecn, PacketArena};
 use crate::record::{LogHistogram, TimeWeighted};
 use crate::rng::Rng;
+use crate::table::Table;
 use crate::units::{Time, NS_PER_SEC};
 use std::collections::VecDeque;
 
@@ -198,6 +199,14 @@ impl OutputQueue {
         match &self.flows {
             None => self.aqm.metrics(&self.view(), now, out),
             Some(f) => f.metrics(out),
+        }
+    }
+
+    /// The tables the AQM adds at the end of the run (the flow scheduler adds none).
+    pub fn tables(&self) -> Vec<Table> {
+        match &self.flows {
+            None => self.aqm.tables(),
+            Some(_) => vec![],
         }
     }
 

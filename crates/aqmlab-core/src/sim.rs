@@ -15,6 +15,7 @@ use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
     DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario, ScenarioErrors, TcpVariant,
 };
+use crate::table::Table;
 use crate::tcp::{
     Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
 };
@@ -22,6 +23,9 @@ use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+mod tables;
+pub use tables::STANDARD_TABLES;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
@@ -199,6 +203,9 @@ pub struct RunResults {
     /// Packets created by all sources.
     pub packets: u64,
     pub measured_s: f64,
+    /// Tables added by components (an AQM's final state, ...), each with a `queue` column
+    /// first; `tables()` returns them after the standard ones.
+    pub extra_tables: Vec<Table>,
 }
 
 pub struct Simulator<'a> {
@@ -1000,6 +1007,11 @@ impl<'a> Simulator<'a> {
                 }
             })
             .collect();
+        let extra_tables = tables::component_tables(
+            self.channels
+                .iter()
+                .map(|ch| (queue_name(s, ch), &ch.queue)),
+        );
         Ok(RunResults {
             queues,
             flows,
@@ -1007,6 +1019,7 @@ impl<'a> Simulator<'a> {
             events: self.processed,
             packets: self.packets.created(),
             measured_s: t,
+            extra_tables,
         })
     }
 }

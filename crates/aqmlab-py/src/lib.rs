@@ -1,13 +1,15 @@
 //! Thin PyO3 binding of aqmlab-core: a scenario crosses in once as TOML text (Python dicts
 //! are written as TOML by the Python layer, so files and dicts share one parser), result
-//! columns come back once as plain lists. The run releases the GIL. Errors become named
-//! Python exceptions; a Rust panic becomes `InternalError`, never a crash.
+//! tables come back once, every table through the same column conversion. The run
+//! releases the GIL. Errors become named Python exceptions; a Rust panic becomes
+//! `InternalError`, never a crash.
 
 use aqmlab_core::scenario::{self, ScenarioErrors};
 use aqmlab_core::sim::{self, RunResults, SimError};
+use aqmlab_core::table::{Column, Table};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -99,9 +101,11 @@ fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
     Ok((s.to_toml(), s.simulation.warmup.0, r))
 }
 
-/// Runs a scenario given as TOML text; returns a dict of result columns. With `progress`,
-/// the run happens on a separate thread and `progress(simulated_seconds)` is called about
-/// five times a second from this one (errors in the callback stop the calls, not the run).
+/// Runs a scenario given as TOML text; returns a dict: `tables` (every result table, see
+/// `tables_to_python`), the run's counts, the canonical scenario and the engine version.
+/// With `progress`, the run happens on a separate thread and `progress(simulated_seconds)`
+/// is called about five times a second from this one (errors in the callback stop the
+/// calls, not the run).
 #[pyfunction]
 #[pyo3(signature = (text, progress=None))]
 fn run<'py>(
@@ -144,127 +148,105 @@ fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
     out.map_err(|p| InternalError::new_err(panic_message(p)))
 }
 
+/// Tables with a column of every type, one of them empty, through the one conversion: lets
+/// the Python tests check it on what no run returns yet (i64, bool, u64 beyond i64).
+#[pyfunction]
+fn _tables_for_test(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let mut all = Table::new("all_types");
+    all.push("u64", Column::U64(vec![0, 7, 1 << 40]))
+        .push("u64_big", Column::U64(vec![0, 1, u64::MAX]))
+        .push("i64", Column::I64(vec![-3, 0, i64::MAX]))
+        .push("f64", Column::F64(vec![0.5, f64::NAN, -1e300]))
+        .push("opt_f64", Column::OptF64(vec![Some(1.5), None, Some(-0.0)]))
+        .push(
+            "str",
+            Column::Str(vec!["a".into(), "a".into(), "b→c".into()]),
+        )
+        .push("bool", Column::Bool(vec![true, false, true]));
+    let mut empty = all.empty_like();
+    empty.name = "empty".into();
+    tables_to_python(py, &[all, empty])
+}
+
 fn to_python<'py>(
     py: Python<'py>,
     canon: &str,
     warmup: u64,
     r: &RunResults,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let reasons = sim::reason_names();
-    let q = PyDict::new(py);
-    macro_rules! qcol {
-        ($name:ident) => {
-            q.set_item(
-                stringify!($name),
-                r.queues.iter().map(|x| x.$name.clone()).collect::<Vec<_>>(),
-            )?;
-        };
-    }
-    qcol!(name);
-    qcol!(link);
-    qcol!(from);
-    qcol!(to);
-    qcol!(aqm);
-    qcol!(arrivals);
-    qcol!(enqueued);
-    qcol!(dequeued);
-    qcol!(lost_on_link);
-    qcol!(mean_queue_pkts);
-    qcol!(var_queue_pkts);
-    qcol!(mean_queue_bytes);
-    qcol!(var_queue_bytes);
-    qcol!(max_queue_pkts);
-    qcol!(max_queue_bytes);
-    qcol!(utilization);
-    qcol!(throughput_bps);
-    qcol!(mean_sojourn_s);
-    qcol!(p50_sojourn_s);
-    qcol!(p90_sojourn_s);
-    qcol!(p99_sojourn_s);
-    qcol!(max_sojourn_s);
-    for (k, reason) in reasons.iter().enumerate() {
-        q.set_item(
-            format!("dropped_{reason}"),
-            r.queues.iter().map(|x| x.dropped[k]).collect::<Vec<_>>(),
-        )?;
-        q.set_item(
-            format!("marked_{reason}"),
-            r.queues.iter().map(|x| x.marked[k]).collect::<Vec<_>>(),
-        )?;
-    }
-
-    let f = PyDict::new(py);
-    macro_rules! fcol {
-        ($name:ident) => {
-            f.set_item(
-                stringify!($name),
-                r.flows.iter().map(|x| x.$name.clone()).collect::<Vec<_>>(),
-            )?;
-        };
-    }
-    fcol!(name);
-    fcol!(kind);
-    fcol!(src);
-    fcol!(dst);
-    fcol!(sent_pkts);
-    fcol!(sent_bytes);
-    fcol!(received_pkts);
-    fcol!(received_bytes);
-    fcol!(dropped_pkts);
-    fcol!(lost_pkts);
-    fcol!(goodput_bps);
-    fcol!(loss_rate);
-    fcol!(mean_delay_s);
-    fcol!(max_delay_s);
-    fcol!(throughput_bps);
-    fcol!(retransmits);
-    fcol!(timeouts);
-    fcol!(fast_recoveries);
-    fcol!(ecn_reactions);
-    fcol!(marks_received);
-    fcol!(acks_sent);
-    fcol!(acks_lost);
-    fcol!(completion_time_s);
-
-    let dist = PyDict::new(py);
-    let (mut dq, mut dn, mut dp) = (vec![], vec![], vec![]);
-    for x in &r.queues {
-        for (n, p) in x.distribution.iter().enumerate() {
-            dq.push(x.name.as_str());
-            dn.push(n as u64);
-            dp.push(*p);
-        }
-    }
-    dist.set_item("queue", dq)?;
-    dist.set_item("n_pkts", dn)?;
-    dist.set_item("fraction", dp)?;
-
-    let ts = PyDict::new(py);
-    ts.set_item("time_s", &r.timeseries.time_s)?;
-    let series = PyList::empty(py);
-    for s in &r.timeseries.series {
-        series.append((s.queue.as_str(), s.metric.as_str(), &s.values))?;
-    }
-    ts.set_item("series", series)?;
-    let flows = PyList::empty(py);
-    for s in &r.timeseries.flows {
-        flows.append((s.flow.as_str(), s.metric.as_str(), &s.values))?;
-    }
-    ts.set_item("flows", flows)?;
-
     let out = PyDict::new(py);
-    out.set_item("queues", q)?;
-    out.set_item("flows", f)?;
-    out.set_item("queue_dist", dist)?;
-    out.set_item("timeseries", ts)?;
+    out.set_item("tables", tables_to_python(py, &r.tables())?)?;
     out.set_item("events", r.events)?;
     out.set_item("packets", r.packets)?;
     out.set_item("measured_s", r.measured_s)?;
     out.set_item("warmup_s", aqmlab_core::units::secs(warmup))?;
-    out.set_item("reasons", reasons.to_vec())?;
+    out.set_item("reasons", sim::reason_names().to_vec())?;
     out.set_item("scenario", canon)?;
     out.set_item("engine_version", aqmlab_core::VERSION)?;
     Ok(out)
+}
+
+/// The one conversion of result tables: `{table: {column: values}}`, tables and columns in
+/// the engine's order. Numbers and booleans become numpy arrays (one copy of the bytes),
+/// strings and optional floats lists. Nothing here knows a table or a column by name.
+fn tables_to_python<'py>(py: Python<'py>, tables: &[Table]) -> PyResult<Bound<'py, PyDict>> {
+    let frombuffer = py.import("numpy")?.getattr("frombuffer")?;
+    let out = PyDict::new(py);
+    for t in tables {
+        let cols = PyDict::new(py);
+        for (name, c) in &t.columns {
+            cols.set_item(name, column_to_python(py, &frombuffer, c)?)?;
+        }
+        out.set_item(&t.name, cols)?;
+    }
+    Ok(out)
+}
+
+fn column_to_python<'py>(
+    py: Python<'py>,
+    frombuffer: &Bound<'py, PyAny>,
+    c: &Column,
+) -> PyResult<Bound<'py, PyAny>> {
+    match c {
+        Column::F64(v) => array(py, frombuffer, v, "float64", |x| x.to_ne_bytes()),
+        Column::I64(v) => array(py, frombuffer, v, "int64", |x| x.to_ne_bytes()),
+        // As pandas types a list of Python ints: int64 while every value fits.
+        Column::U64(v) if v.iter().all(|&x| i64::try_from(x).is_ok()) => {
+            array(py, frombuffer, v, "int64", |x| x.to_ne_bytes())
+        }
+        Column::U64(v) => array(py, frombuffer, v, "uint64", |x| x.to_ne_bytes()),
+        Column::Bool(v) => array(py, frombuffer, v, "bool", |x| [u8::from(*x)]),
+        Column::OptF64(v) => Ok(PyList::new(py, v)?.into_any()),
+        Column::Str(v) => {
+            // Long tables repeat a name on every row of its entity: one object per run.
+            let mut items: Vec<Bound<'py, PyString>> = Vec::with_capacity(v.len());
+            for (i, x) in v.iter().enumerate() {
+                let item = match items.last() {
+                    Some(prev) if v[i - 1] == *x => prev.clone(),
+                    _ => PyString::new(py, x),
+                };
+                items.push(item);
+            }
+            Ok(PyList::new(py, items)?.into_any())
+        }
+    }
+}
+
+/// A numpy array of `v`: its values' native bytes in a bytearray, viewed as `dtype`.
+fn array<'py, T, const N: usize>(
+    py: Python<'py>,
+    frombuffer: &Bound<'py, PyAny>,
+    v: &[T],
+    dtype: &str,
+    bytes: impl Fn(&T) -> [u8; N],
+) -> PyResult<Bound<'py, PyAny>> {
+    let buf = PyByteArray::new_with(py, v.len() * N, |b| {
+        for (dst, x) in b.chunks_exact_mut(N).zip(v) {
+            dst.copy_from_slice(&bytes(x));
+        }
+        Ok(())
+    })?;
+    frombuffer.call1((buf, dtype))
 }
 
 #[pymodule]
@@ -290,5 +272,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(canonical, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(_tables_for_test, m)?)?;
     Ok(())
 }

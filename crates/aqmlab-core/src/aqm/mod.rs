@@ -13,6 +13,7 @@
 //! | `on_idle` | the link finished its last packet and the buffer is empty (idle start time) | nothing (RED's idle decay) |
 //! | `on_timer` | the timer this AQM asked for expires | the next timer, if any (REM, PIE, ARED) |
 //! | `metrics` | a time-series sample is taken | its internal state (avg, p, max_p, price, ...) |
+//! | `tables` | the run ends | tables of its own (SFB: `sfb_bins`), none by default |
 //!
 //! Marks: a `Mark` verdict on a Not-ECT packet becomes a drop with the same reason; a CE
 //! packet is passed unchanged (RFC 3168 §5 and §7; it is never dropped for being CE). A full
@@ -85,6 +86,7 @@ pub mod sfb;
 use crate::check::{inner, tagged_table, Problems};
 use crate::packet::Packet;
 use crate::rng::Rng;
+use crate::table::Table;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -215,6 +217,13 @@ pub trait Aqm {
 
     /// Writes its internal state, one value per name of `metric_names`.
     fn metrics(&self, _q: &QueueView, _now: Time, _out: &mut [f64]) {}
+
+    /// Tables of its own, taken once at the end of the run (SFB: its bins). They reach
+    /// Python under their names with no binding code: the simulator puts a `queue` column
+    /// first and joins the tables of one name from every queue.
+    fn tables(&self) -> Vec<Table> {
+        vec![]
+    }
 }
 
 /// Matches an `AnyAqm` over the registered variants (and the test-only `Scripted`).
@@ -331,6 +340,9 @@ macro_rules! registry {
             }
             fn metrics(&self, q: &QueueView, now: Time, out: &mut [f64]) {
                 dispatch_all!([$($V),*], self, a => a.metrics(q, now, out))
+            }
+            fn tables(&self) -> Vec<Table> {
+                dispatch_all!([$($V),*], self, a => a.tables())
             }
         }
     };

@@ -44,6 +44,7 @@ use crate::aqm::Limit;
 use crate::check::{default_mean_pktsize, default_true, Problems, MAX_PPS};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
+use crate::table::Table;
 use crate::units::{Bytes, Duration};
 use crate::units::{Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
@@ -362,6 +363,26 @@ impl Aqm for Sfb {
         ]
     }
 
+    /// `sfb_bins`: the decision set's bins at the end of the run, one row per (level, bin):
+    /// its marking probability `p` and its `qlen` (packets, bytes in byte mode, of the
+    /// flows hashed there that are still queued). Bins whose p stayed high hold the
+    /// non-responsive flows.
+    fn tables(&self) -> Vec<Table> {
+        let n = self.cfg.bins;
+        let bins: Vec<(usize, Bin)> = self.sets[self.cur]
+            .bins
+            .iter()
+            .copied()
+            .enumerate()
+            .collect();
+        let mut t = Table::new("sfb_bins");
+        t.column_of("level", &bins, |(i, _)| (i / n) as u64)
+            .column_of("bin", &bins, |(i, _)| (i % n) as u64)
+            .column_of("p", &bins, |(_, b)| b.p)
+            .column_of("qlen", &bins, |(_, b)| b.qlen);
+        vec![t]
+    }
+
     fn metrics(&self, _q: &QueueView, _now: Time, out: &mut [f64]) {
         let bins = &self.sets[self.cur].bins;
         let (mut lo, mut hi, mut sum, mut qmax) = (f64::INFINITY, 0.0f64, 0.0, 0u64);
@@ -548,6 +569,7 @@ mod tests {
     use crate::aqm::AnyAqm;
     use crate::packet::PacketArena;
     use crate::queue::{Admission, OutputQueue};
+    use crate::table::Column;
 
     const MS: Time = 1_000_000;
 
@@ -684,6 +706,31 @@ mod tests {
         // A second overflow report (nothing counted) changes nothing.
         s.on_overflow(&view, 0);
         assert!(s.queued.is_empty());
+    }
+
+    #[test]
+    fn bins_table_has_a_row_per_level_and_bin_of_the_decision_set() {
+        let mut s = Sfb::new(linux(false));
+        s.sets[0].bins[16 + 5] = Bin { qlen: 3, p: 0.25 };
+        let t = s.tables();
+        assert_eq!(t.len(), 1);
+        let t = &t[0];
+        assert_eq!(t.name, "sfb_bins");
+        assert_eq!(t.names().collect::<Vec<_>>(), ["level", "bin", "p", "qlen"]);
+        assert_eq!(t.len(), 8 * 16);
+        let row = 16 + 5;
+        let (Some(Column::U64(level)), Some(Column::U64(bin))) =
+            (t.column("level"), t.column("bin"))
+        else {
+            panic!("level and bin are u64 columns")
+        };
+        assert_eq!((level[row], bin[row]), (1, 5));
+        let (Some(Column::F64(p)), Some(Column::U64(qlen))) = (t.column("p"), t.column("qlen"))
+        else {
+            panic!("p is f64, qlen u64")
+        };
+        assert_eq!((p[row], qlen[row]), (0.25, 3));
+        assert_eq!(p.iter().filter(|&&x| x != 0.0).count(), 1);
     }
 
     #[test]

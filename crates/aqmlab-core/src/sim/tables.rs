@@ -1,0 +1,271 @@
+//! Measurement → named tables: the one place that names the columns of a run's results.
+//!
+//! `RunResults` keeps typed summaries for Rust callers; `RunResults::tables` lays them out
+//! as the tables that leave the engine (queues, flows, the two time-series kinds as long
+//! tables, the queue-length distribution), followed by the tables components add. The
+//! binding and Python only iterate over what is here.
+
+use super::{FlowSummary, QueueSummary, RunResults};
+use crate::aqm::Reason;
+use crate::queue::OutputQueue;
+use crate::table::{merge_by_name, Column, Table};
+
+/// The names of the tables every run returns, in order.
+pub const STANDARD_TABLES: [&str; 5] = [
+    "queues",
+    "flows",
+    "timeseries",
+    "flow_timeseries",
+    "queue_dist",
+];
+
+impl RunResults {
+    /// Every result table: the standard ones (`STANDARD_TABLES`), then those components
+    /// added (`extra_tables`).
+    pub fn tables(&self) -> Vec<Table> {
+        let ts = &self.timeseries;
+        let mut out = vec![
+            queue_table(&self.queues),
+            flow_table(&self.flows),
+            long_table(
+                "timeseries",
+                "queue",
+                &ts.time_s,
+                ts.series
+                    .iter()
+                    .map(|s| (s.queue.as_str(), s.metric.as_str(), &s.values[..])),
+                &["qlen_pkts", "qlen_bytes"],
+            ),
+            long_table(
+                "flow_timeseries",
+                "flow",
+                &ts.time_s,
+                ts.flows
+                    .iter()
+                    .map(|s| (s.flow.as_str(), s.metric.as_str(), &s.values[..])),
+                &super::FLOW_METRICS,
+            ),
+            queue_dist_table(&self.queues),
+        ];
+        out.extend(self.extra_tables.iter().cloned());
+        out
+    }
+}
+
+fn queue_table(q: &[QueueSummary]) -> Table {
+    let mut t = Table::new("queues");
+    t.column_of("name", q, |x| x.name.clone())
+        .column_of("link", q, |x| x.link.clone())
+        .column_of("from", q, |x| x.from.clone())
+        .column_of("to", q, |x| x.to.clone())
+        .column_of("aqm", q, |x| x.aqm.clone())
+        .column_of("arrivals", q, |x| x.arrivals)
+        .column_of("enqueued", q, |x| x.enqueued)
+        .column_of("dequeued", q, |x| x.dequeued)
+        .column_of("lost_on_link", q, |x| x.lost_on_link)
+        .column_of("mean_queue_pkts", q, |x| x.mean_queue_pkts)
+        .column_of("var_queue_pkts", q, |x| x.var_queue_pkts)
+        .column_of("mean_queue_bytes", q, |x| x.mean_queue_bytes)
+        .column_of("var_queue_bytes", q, |x| x.var_queue_bytes)
+        .column_of("max_queue_pkts", q, |x| x.max_queue_pkts)
+        .column_of("max_queue_bytes", q, |x| x.max_queue_bytes)
+        .column_of("utilization", q, |x| x.utilization)
+        .column_of("throughput_bps", q, |x| x.throughput_bps)
+        .column_of("mean_sojourn_s", q, |x| x.mean_sojourn_s)
+        .column_of("p50_sojourn_s", q, |x| x.p50_sojourn_s)
+        .column_of("p90_sojourn_s", q, |x| x.p90_sojourn_s)
+        .column_of("p99_sojourn_s", q, |x| x.p99_sojourn_s)
+        .column_of("max_sojourn_s", q, |x| x.max_sojourn_s);
+    for (k, reason) in Reason::ALL.iter().enumerate() {
+        let name = reason.name();
+        t.column_of(&format!("dropped_{name}"), q, |x| x.dropped[k])
+            .column_of(&format!("marked_{name}"), q, |x| x.marked[k]);
+    }
+    t
+}
+
+fn flow_table(f: &[FlowSummary]) -> Table {
+    let mut t = Table::new("flows");
+    t.column_of("name", f, |x| x.name.clone())
+        .column_of("kind", f, |x| x.kind.clone())
+        .column_of("src", f, |x| x.src.clone())
+        .column_of("dst", f, |x| x.dst.clone())
+        .column_of("sent_pkts", f, |x| x.sent_pkts)
+        .column_of("sent_bytes", f, |x| x.sent_bytes)
+        .column_of("received_pkts", f, |x| x.received_pkts)
+        .column_of("received_bytes", f, |x| x.received_bytes)
+        .column_of("dropped_pkts", f, |x| x.dropped_pkts)
+        .column_of("lost_pkts", f, |x| x.lost_pkts)
+        .column_of("goodput_bps", f, |x| x.goodput_bps)
+        .column_of("loss_rate", f, |x| x.loss_rate)
+        .column_of("mean_delay_s", f, |x| x.mean_delay_s)
+        .column_of("max_delay_s", f, |x| x.max_delay_s)
+        .column_of("throughput_bps", f, |x| x.throughput_bps)
+        .column_of("retransmits", f, |x| x.retransmits)
+        .column_of("timeouts", f, |x| x.timeouts)
+        .column_of("fast_recoveries", f, |x| x.fast_recoveries)
+        .column_of("ecn_reactions", f, |x| x.ecn_reactions)
+        .column_of("marks_received", f, |x| x.marks_received)
+        .column_of("acks_sent", f, |x| x.acks_sent)
+        .column_of("acks_lost", f, |x| x.acks_lost)
+        .column_of("completion_time_s", f, |x| x.completion_time_s);
+    t
+}
+
+/// Fraction of the measured time each queue held exactly `n_pkts` waiting packets.
+fn queue_dist_table(q: &[QueueSummary]) -> Table {
+    let (mut queue, mut n, mut fraction) = (vec![], vec![], vec![]);
+    for x in q {
+        for (k, p) in x.distribution.iter().enumerate() {
+            queue.push(x.name.clone());
+            n.push(k as u64);
+            fraction.push(*p);
+        }
+    }
+    let mut t = Table::new("queue_dist");
+    t.push("queue", Column::Str(queue))
+        .push("n_pkts", Column::U64(n))
+        .push("fraction", Column::F64(fraction));
+    t
+}
+
+/// A long time-series table: one row per (entity, sample time), entities in order of
+/// first appearance, then `time_s` ascending; the columns are `time_s`, `key` (the
+/// entity's name), then every metric in order of first appearance, NaN where an entity
+/// has no such metric (e.g. an AQM variable on a DropTail queue). Without any entity,
+/// the columns are `time_s`, `key` and `empty_metrics`.
+fn long_table<'a>(
+    name: &str,
+    key: &str,
+    time_s: &[f64],
+    series: impl Iterator<Item = (&'a str, &'a str, &'a [f64])>,
+    empty_metrics: &[&str],
+) -> Table {
+    let mut entities: Vec<&str> = vec![];
+    let mut metrics: Vec<&str> = vec![];
+    // Per entity, per metric (index into `metrics`): its values.
+    let mut values: Vec<Vec<Option<&[f64]>>> = vec![];
+    for (entity, metric, v) in series {
+        assert_eq!(
+            v.len(),
+            time_s.len(),
+            "{name}: {entity} {metric} has {} values for {} sample times",
+            v.len(),
+            time_s.len()
+        );
+        // An entity's series are usually adjacent: try the last one first.
+        let e = match (entities.last() == Some(&entity))
+            .then(|| entities.len() - 1)
+            .or_else(|| entities.iter().position(|&x| x == entity))
+        {
+            Some(e) => e,
+            None => {
+                entities.push(entity);
+                values.push(vec![]);
+                entities.len() - 1
+            }
+        };
+        let m = match metrics.iter().position(|&x| x == metric) {
+            Some(m) => m,
+            None => {
+                metrics.push(metric);
+                metrics.len() - 1
+            }
+        };
+        if values[e].len() <= m {
+            values[e].resize(m + 1, None);
+        }
+        values[e][m] = Some(v);
+    }
+    if entities.is_empty() {
+        metrics = empty_metrics.to_vec();
+    }
+    let rows = entities.len() * time_s.len();
+    let mut t = Table::new(name);
+    t.push("time_s", Column::F64(time_s.repeat(entities.len())));
+    let mut names = Vec::with_capacity(rows);
+    for e in &entities {
+        names.extend(std::iter::repeat_n(e.to_string(), time_s.len()));
+    }
+    t.push(key, Column::Str(names));
+    for (m, metric) in metrics.iter().enumerate() {
+        let mut col = Vec::with_capacity(rows);
+        for per in &values {
+            match per.get(m).copied().flatten() {
+                Some(v) => col.extend_from_slice(v),
+                None => col.extend(std::iter::repeat_n(f64::NAN, time_s.len())),
+            }
+        }
+        t.push(*metric, Column::F64(col));
+    }
+    t
+}
+
+/// The tables the queues' components (AQMs) add, each with a `queue` column first; the
+/// tables of one name from several queues make one table, rows in queue order.
+pub(super) fn component_tables<'q>(
+    queues: impl Iterator<Item = (String, &'q OutputQueue)>,
+) -> Vec<Table> {
+    let mut all = vec![];
+    for (qname, q) in queues {
+        for t in q.tables() {
+            let mut with_queue = Table::new(t.name.clone());
+            with_queue.push("queue", Column::Str(vec![qname.clone(); t.len()]));
+            for (name, c) in t.columns {
+                with_queue.push(name, c);
+            }
+            all.push(with_queue);
+        }
+    }
+    // Tables of one name always come from one component type, so they agree by
+    // construction; a disagreement is an engine bug.
+    merge_by_name(all).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_table_fills_missing_metrics_with_nan_in_order_of_appearance() {
+        let t = long_table(
+            "ts",
+            "queue",
+            &[0.0, 1.0],
+            [
+                ("a", "x", &[1.0, 2.0][..]),
+                ("b", "x", &[3.0, 4.0][..]),
+                ("b", "y", &[5.0, 6.0][..]),
+            ]
+            .into_iter(),
+            &[],
+        );
+        assert_eq!(t.names().collect::<Vec<_>>(), ["time_s", "queue", "x", "y"]);
+        assert_eq!(
+            t.column("time_s"),
+            Some(&Column::F64(vec![0.0, 1.0, 0.0, 1.0]))
+        );
+        assert_eq!(
+            t.column("queue"),
+            Some(&Column::Str(vec![
+                "a".into(),
+                "a".into(),
+                "b".into(),
+                "b".into()
+            ]))
+        );
+        assert_eq!(t.column("x"), Some(&Column::F64(vec![1.0, 2.0, 3.0, 4.0])));
+        let Some(Column::F64(y)) = t.column("y") else {
+            panic!("y is f64")
+        };
+        assert!(y[0].is_nan() && y[1].is_nan());
+        assert_eq!(&y[2..], [5.0, 6.0]);
+    }
+
+    #[test]
+    fn long_table_without_entities_has_the_given_columns_and_no_rows() {
+        let t = long_table("ft", "flow", &[0.0, 1.0], std::iter::empty(), &["cwnd"]);
+        assert_eq!(t.names().collect::<Vec<_>>(), ["time_s", "flow", "cwnd"]);
+        assert!(t.is_empty());
+    }
+}

@@ -16,7 +16,6 @@ import random
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -273,12 +272,25 @@ def test_the_pool_reports_a_run_that_kills_its_worker_every_time(tmp_path, monke
 
 
 def test_an_interrupted_python_sweep_raises_sweep_interrupted(tmp_path):
-    """In Python the same interrupt is an exception (a KeyboardInterrupt) with the code."""
+    """In Python the same interrupt is an exception (a KeyboardInterrupt) with the code.
+    The signal is sent when the first run is stored, so it always lands inside the sweep
+    (a timer could fire before the sweep starts on a loaded machine)."""
     import aqmlab
 
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    t0 = time.monotonic()
+    sent: list[float] = []
+
+    class InterruptAfterFirstRun:
+        def start(self, total: int, reused: int) -> None:
+            pass
+
+        def advance(self, n: int = 1) -> None:
+            if not sent:
+                sent.append(time.monotonic())
+                os.kill(os.getpid(), signal.SIGINT)
+
+        def stop(self) -> None:
+            pass
+
     with pytest.raises(aqmlab.SweepInterrupted) as e:
         aqmlab.sweep(
             example(duration=DURATION, warmup="0s"),
@@ -286,9 +298,10 @@ def test_an_interrupted_python_sweep_raises_sweep_interrupted(tmp_path):
             runs=RUNS,
             workers=2,
             db=tmp_path / "x.db",
-            progress=False,
+            progress=InterruptAfterFirstRun(),
         )
-    assert time.monotonic() - t0 < 1.0 + EXIT_BOUND_S
+    assert sent, "no run finished before the sweep ended"
+    assert time.monotonic() - sent[0] < EXIT_BOUND_S
     assert e.value.exit_code == 130
     assert str(e.value).startswith("interrupted: ")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored

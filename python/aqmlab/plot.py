@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import matplotlib
 import numpy as np
@@ -23,8 +23,18 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
+    from pandas import DataFrame
 
-    from aqmlab.results import Results
+
+class Results(Protocol):
+    """What the plots read of a run (``aqmlab.Results`` has it): declared here so that
+    plotting does not import the results module, which imports plotting."""
+
+    timeseries: DataFrame
+    queues: DataFrame
+    queue_dist: DataFrame
+    warmup_s: float
+
 
 # Ten distinct markers: lines 1-10 of a plot differ in marker and, in fours, in line style,
 # so no two share a (marker, line style) pair.

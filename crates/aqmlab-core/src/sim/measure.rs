@@ -1,0 +1,264 @@
+//! Measurement: the warm-up restart, time-series samples, the conservation identities
+//! checked at the end, and the summaries and tables a run returns.
+
+use super::*;
+
+impl Simulator<'_> {
+    pub(super) fn restart_measurement(&mut self) {
+        let now = self.now;
+        for ch in &mut self.channels {
+            ch.queue.restart_measurement(now);
+            ch.queue.busy_ns = 0;
+            // A transmission straddling the warm-up counts from the warm-up on.
+            if ch.busy_until > now {
+                ch.queue.busy_ns = ch.busy_until.min(self.end) - now;
+            }
+            ch.lost_at_warmup = ch.lost;
+        }
+        for f in &mut self.flows {
+            f.at_warmup = f.c;
+            f.acks_at_warmup = f.acks;
+            f.delay_max_ns = 0;
+            if let Some(t) = &mut f.tcp {
+                t.stats_at_warmup = t.sender.stats;
+                t.delivered_at_warmup = t.receiver.delivered;
+                t.ce_at_warmup = t.receiver.ce_received;
+            }
+        }
+    }
+
+    pub(super) fn on_sample(&mut self) {
+        let now = self.now;
+        self.ts.time_s.push(secs(now));
+        for (c, ch) in self.channels.iter().enumerate() {
+            let base = self.ts_base[c];
+            let q = &ch.queue;
+            self.ts.series[base].values.push(q.len_pkts() as f64);
+            self.ts.series[base + 1].values.push(q.len_bytes() as f64);
+            let c = &q.counters;
+            let cumulative = [
+                c.arrivals as f64,
+                c.dropped.iter().sum::<u64>() as f64,
+                c.dropped[Reason::Overflow as usize] as f64,
+                c.marked.iter().sum::<u64>() as f64,
+                c.dequeued_bytes as f64,
+                q.area_pkt_s(now),
+            ];
+            for (k, v) in cumulative.into_iter().enumerate() {
+                self.ts.series[base + 2 + k].values.push(v);
+            }
+            let base = base + 2 + QUEUE_COUNTERS.len();
+            let names = q.metric_names();
+            if !names.is_empty() {
+                self.metric_buf.clear();
+                self.metric_buf.resize(names.len(), f64::NAN);
+                q.metrics(now, &mut self.metric_buf);
+                for (k, v) in self.metric_buf.iter().enumerate() {
+                    self.ts.series[base + k].values.push(*v);
+                }
+            }
+        }
+        for &(f, base) in &self.traced {
+            if let Some(tcp) = &self.flows[f].tcp {
+                let s = &tcp.sender;
+                let delivered = tcp.receiver.delivered as f64;
+                for (k, v) in [s.cwnd, s.ssthresh, s.srtt_s(), delivered]
+                    .into_iter()
+                    .enumerate()
+                {
+                    self.ts.flows[base + k].values.push(v);
+                }
+            }
+        }
+        let next = now + self.scenario.sample_interval();
+        if next < self.end {
+            self.events.schedule(next, Event::Sample);
+        }
+    }
+
+    pub(super) fn check_conservation(&self) -> Result<(), SimError> {
+        let fail = |m: String| Err(SimError::Conservation(m));
+        for ch in &self.channels {
+            if let Err(e) = ch.queue.check_conservation() {
+                return fail(format!("queue {}: {e}", queue_name(self.scenario, ch)));
+            }
+        }
+        // Every live packet is either waiting in a queue or on a wire (a pending Arrive).
+        // In flight per flow: [data, acks].
+        let mut in_flight = vec![[0u64; 2]; self.flows.len()];
+        for p in self.packets.live() {
+            in_flight[p.flow as usize][p.is_ack as usize] += 1;
+        }
+        let live: u64 = in_flight.iter().map(|x| x[0] + x[1]).sum();
+        let waiting: u64 = self
+            .channels
+            .iter()
+            .map(|c| c.queue.len_pkts() as u64)
+            .sum();
+        let on_wire = self.events.count(|e| matches!(e, Event::Arrive { .. })) as u64;
+        if live != waiting + on_wire {
+            return fail(format!(
+                "{live} live packets != {waiting} waiting + {on_wire} on the wire"
+            ));
+        }
+        let mut sent = 0;
+        for (i, f) in self.flows.iter().enumerate() {
+            for (k, (c, what)) in [(&f.c, "data"), (&f.acks, "ack")].into_iter().enumerate() {
+                sent += c.sent_pkts;
+                let rhs = c.recv_pkts + c.dropped_pkts + c.lost_pkts + in_flight[i][k];
+                if c.sent_pkts != rhs {
+                    return fail(format!(
+                        "flow {} ({what} packets): sent {} != received {} + dropped {} + lost {} + in flight {}",
+                        self.scenario.flows[i].name,
+                        c.sent_pkts,
+                        c.recv_pkts,
+                        c.dropped_pkts,
+                        c.lost_pkts,
+                        in_flight[i][k]
+                    ));
+                }
+            }
+        }
+        if sent != self.packets.created() {
+            return fail(format!(
+                "flows sent {sent} packets but {} were created",
+                self.packets.created()
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn finish(mut self) -> Result<RunResults, SimError> {
+        let end = self.end;
+        for ch in &mut self.channels {
+            ch.queue.finish(end);
+        }
+        self.check_conservation()?;
+        let s = self.scenario;
+        let t = secs(end - self.warmup);
+        let queues = self
+            .channels
+            .iter()
+            .map(|ch| {
+                let q = &ch.queue;
+                let c = q.counters.minus(&q.at_warmup);
+                let lw = &q.level;
+                let so: &LogHistogram = &q.sojourn;
+                QueueSummary {
+                    name: queue_name(s, ch),
+                    link: link_name(s, ch.link as usize),
+                    from: s.nodes[ch.from as usize].name.clone(),
+                    to: s.nodes[ch.to as usize].name.clone(),
+                    aqm: q.kind().to_string(),
+                    arrivals: c.arrivals,
+                    enqueued: c.enqueued,
+                    dequeued: c.dequeued,
+                    dropped: c.dropped,
+                    marked: c.marked,
+                    lost_on_link: ch.lost - ch.lost_at_warmup,
+                    mean_queue_pkts: lw.mean_pkts(),
+                    var_queue_pkts: lw.var_pkts(),
+                    mean_queue_bytes: lw.mean_bytes(),
+                    var_queue_bytes: lw.var_bytes(),
+                    max_queue_pkts: lw.max_pkts,
+                    max_queue_bytes: lw.max_bytes,
+                    utilization: q.busy_ns as f64 / (end - self.warmup) as f64,
+                    throughput_bps: c.dequeued_bytes as f64 * 8.0 / t,
+                    mean_sojourn_s: so.mean() / 1e9,
+                    p50_sojourn_s: so.quantile(0.5) / 1e9,
+                    p90_sojourn_s: so.quantile(0.9) / 1e9,
+                    p99_sojourn_s: so.quantile(0.99) / 1e9,
+                    max_sojourn_s: if so.n == 0 {
+                        f64::NAN
+                    } else {
+                        so.max as f64 / 1e9
+                    },
+                    distribution: lw.distribution(),
+                }
+            })
+            .collect();
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let spec = &s.flows[i];
+                let c = f.c.minus(&f.at_warmup);
+                let a = f.acks.minus(&f.acks_at_warmup);
+                let (tcp_stats, unique, marks, completion) = match &f.tcp {
+                    Some(tcp) => {
+                        let st = tcp.sender.stats;
+                        let w = tcp.stats_at_warmup;
+                        (
+                            st.since(&w),
+                            (tcp.receiver.delivered - tcp.delivered_at_warmup) * f.size as u64,
+                            tcp.receiver.ce_received - tcp.ce_at_warmup,
+                            st.completed_at.map(|d| secs(d - tcp.start)),
+                        )
+                    }
+                    None => (SenderStats::default(), c.recv_bytes, 0, None),
+                };
+                FlowSummary {
+                    name: spec.name.clone(),
+                    kind: match spec.kind {
+                        FlowKind::Cbr => "cbr",
+                        FlowKind::Poisson => "poisson",
+                        FlowKind::Onoff => "onoff",
+                        FlowKind::Tcp => "tcp",
+                    }
+                    .into(),
+                    src: spec.src.clone(),
+                    dst: spec.dst.clone(),
+                    sent_pkts: c.sent_pkts,
+                    sent_bytes: c.sent_bytes,
+                    received_pkts: c.recv_pkts,
+                    received_bytes: c.recv_bytes,
+                    dropped_pkts: c.dropped_pkts,
+                    lost_pkts: c.lost_pkts,
+                    // Non-duplicate data delivered (for UDP every packet received is new).
+                    goodput_bps: unique as f64 * 8.0 / t,
+                    throughput_bps: c.recv_bytes as f64 * 8.0 / t,
+                    retransmits: tcp_stats.retransmits,
+                    timeouts: tcp_stats.timeouts,
+                    fast_recoveries: tcp_stats.fast_recoveries,
+                    ecn_reactions: tcp_stats.ecn_reactions,
+                    marks_received: marks,
+                    acks_sent: a.sent_pkts,
+                    acks_lost: a.dropped_pkts + a.lost_pkts,
+                    completion_time_s: completion,
+                    // Of the packets sent in the window, the fraction dropped or lost: in
+                    // [0, 1] (drops of packets sent before the window are not counted).
+                    loss_rate: if c.sent_pkts == 0 {
+                        f64::NAN
+                    } else {
+                        c.window_losses as f64 / c.sent_pkts as f64
+                    },
+                    mean_delay_s: if c.recv_pkts == 0 {
+                        f64::NAN
+                    } else {
+                        c.delay_sum_ns as f64 / c.recv_pkts as f64 / 1e9
+                    },
+                    max_delay_s: if c.recv_pkts == 0 {
+                        f64::NAN
+                    } else {
+                        f.delay_max_ns as f64 / 1e9
+                    },
+                }
+            })
+            .collect();
+        let extra_tables = tables::component_tables(
+            self.channels
+                .iter()
+                .map(|ch| (queue_name(s, ch), &ch.queue)),
+        );
+        Ok(RunResults {
+            queues,
+            flows,
+            timeseries: self.ts,
+            events: self.processed,
+            packets: self.packets.created(),
+            measured_s: t,
+            extra_tables,
+        })
+    }
+}

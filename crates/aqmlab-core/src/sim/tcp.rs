@@ -1,0 +1,184 @@
+//! TCP glue: the simulator's side of a TCP connection (start, ACK and data arrival,
+//! retransmission and delayed-ACK timers, segments and ACKs onto the network).
+
+use super::*;
+
+impl Simulator<'_> {
+    pub(super) fn tcp_start(&mut self, f: usize) {
+        let mut segs = std::mem::take(&mut self.segments);
+        if let Some(tcp) = &mut self.flows[f].tcp {
+            tcp.sender.start(self.now, &mut segs);
+        }
+        self.tcp_emit(f, &mut segs);
+        self.segments = segs;
+    }
+
+    pub(super) fn tcp_on_ack(&mut self, f: usize, ack: &Ack) {
+        let mut segs = std::mem::take(&mut self.segments);
+        if let Some(tcp) = &mut self.flows[f].tcp {
+            tcp.sender.on_ack(ack, self.now, &mut segs);
+        }
+        self.tcp_emit(f, &mut segs);
+        self.segments = segs;
+    }
+
+    pub(super) fn tcp_on_data(&mut self, f: usize, p: &Packet) {
+        let now = self.now;
+        let Some(tcp) = &mut self.flows[f].tcp else {
+            return;
+        };
+        let ack = tcp.receiver.on_data(p.seq, p.ecn == Ecn::Ce, p.cwr, now);
+        if let Some(ack) = ack {
+            self.tcp_send_ack(f, ack);
+        }
+        self.tcp_sync_timers(f);
+    }
+
+    pub(super) fn on_rto_timer(&mut self, f: usize) {
+        let now = self.now;
+        let mut segs = std::mem::take(&mut self.segments);
+        if let Some(tcp) = &mut self.flows[f].tcp {
+            tcp.rto_timer = None;
+            tcp.sender.on_timeout(now, &mut segs);
+        }
+        self.tcp_emit(f, &mut segs);
+        self.segments = segs;
+    }
+
+    pub(super) fn on_delack_timer(&mut self, f: usize) {
+        let now = self.now;
+        let Some(tcp) = &mut self.flows[f].tcp else {
+            return;
+        };
+        tcp.delack_timer = None;
+        if let Some(ack) = tcp.receiver.on_delack_timer(now) {
+            self.tcp_send_ack(f, ack);
+        }
+        self.tcp_sync_timers(f);
+    }
+
+    /// Puts the sender's segments on the wire and re-arms its timer.
+    pub(super) fn tcp_emit(&mut self, f: usize, segs: &mut Vec<Segment>) {
+        let now = self.now;
+        let st = &self.flows[f];
+        let (src, dst, size) = (st.src, st.dst, st.size);
+        let ecn = st.tcp.as_ref().is_some_and(|t| t.ecn);
+        for seg in segs.drain(..) {
+            let pkt = self.packets.alloc(Packet {
+                flow: f as u32,
+                src,
+                dst,
+                size,
+                // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+                ecn: if ecn && !seg.retransmit {
+                    Ecn::Ect0
+                } else {
+                    Ecn::NotEct
+                },
+                created: now,
+                seq: seg.seq,
+                cwr: seg.cwr,
+                ..Default::default()
+            });
+            let c = &mut self.flows[f].c;
+            c.sent_pkts += 1;
+            c.sent_bytes += size as u64;
+            self.forward(src as usize, pkt);
+        }
+        self.tcp_sync_timers(f);
+    }
+
+    pub(super) fn tcp_send_ack(&mut self, f: usize, ack: Ack) {
+        let st = &mut self.flows[f];
+        let Some(tcp) = &st.tcp else { return };
+        let size = tcp.ack_size;
+        let (from, to) = (st.dst, st.src);
+        st.acks.sent_pkts += 1;
+        st.acks.sent_bytes += size as u64;
+        let pkt = self.packets.alloc(Packet {
+            flow: f as u32,
+            src: from,
+            dst: to,
+            size,
+            created: self.now,
+            seq: ack.ack,
+            is_ack: true,
+            ack,
+            ..Default::default()
+        });
+        self.forward(from as usize, pkt);
+    }
+
+    /// Keeps one timer event per pending deadline: re-arming is needed only when a
+    /// deadline moves earlier; a later one is honoured when the earlier event fires.
+    pub(super) fn tcp_sync_timers(&mut self, f: usize) {
+        let Some(tcp) = &mut self.flows[f].tcp else {
+            return;
+        };
+        for (want, slot, owner) in [
+            (
+                tcp.sender.rto_deadline,
+                &mut tcp.rto_timer,
+                TimerOwner::TcpRto(f as u32),
+            ),
+            (
+                tcp.receiver.delack_deadline,
+                &mut tcp.delack_timer,
+                TimerOwner::TcpDelAck(f as u32),
+            ),
+        ] {
+            let Some(d) = want else { continue };
+            match *slot {
+                Some((_, at)) if at <= d => {}
+                other => {
+                    if let Some((h, _)) = other {
+                        self.timers.cancel(h);
+                    }
+                    *slot = Some((self.timers.arm(&mut self.events, d, owner), d));
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn tcp_state(f: &FlowSpec) -> TcpState {
+    use crate::scenario::tcp_defaults as d;
+    let seg = f.packet_size.0;
+    let cfg = SenderConfig {
+        variant: match f.variant.unwrap_or(TcpVariant::Newreno) {
+            TcpVariant::Reno => Variant::Reno,
+            TcpVariant::Newreno => Variant::NewReno,
+            TcpVariant::Sack => Variant::Sack,
+        },
+        ecn: f.ecn,
+        dupack_response: match f.dupack_response.unwrap_or(DupackResponseSpec::Halve) {
+            DupackResponseSpec::Halve => DupackResponse::Halve,
+            DupackResponseSpec::RetransmitOnly => DupackResponse::RetransmitOnly,
+        },
+        max_window: f.max_window.unwrap_or(d::MAX_WINDOW),
+        initial_cwnd: f.initial_cwnd.unwrap_or(d::INITIAL_CWND),
+        // ns-2 starts ssthresh at window_; any value >= the window cap means "no limit".
+        initial_ssthresh: f.max_window.unwrap_or(d::MAX_WINDOW) as f64,
+        dupthresh: 3,
+        limited_transmit: f.limited_transmit.unwrap_or(true),
+        min_rto: f.min_rto.map_or(d::MIN_RTO, |x| x.0),
+        initial_rto: f.initial_rto.map_or(d::INITIAL_RTO, |x| x.0),
+        max_rto: f.max_rto.map_or(d::MAX_RTO, |x| x.0),
+        granularity: f.granularity.map_or(d::GRANULARITY, |x| x.0),
+        segments: f.bytes.map(|b| b.0.div_ceil(seg)),
+    };
+    let delack =
+        (f.delayed_ack == Some(true)).then(|| f.delack_timeout.map_or(d::DELACK_TIMEOUT, |x| x.0));
+    TcpState {
+        sender: Sender::new(cfg),
+        receiver: Receiver::new(f.variant == Some(TcpVariant::Sack), delack),
+        rto_timer: None,
+        delack_timer: None,
+        ecn: f.ecn,
+        ack_size: f.ack_size.map_or(d::ACK_SIZE, |x| x.0) as u32,
+        start: f.start.0,
+        stats_at_warmup: SenderStats::default(),
+        delivered_at_warmup: 0,
+        ce_at_warmup: 0,
+    }
+}

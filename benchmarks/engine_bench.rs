@@ -96,7 +96,7 @@ fn measure(label: &str, text: &str, reps: usize) {
     let mut events = 0;
     let mut packets = 0;
     for _ in 0..reps {
-        let sim = Simulator::new(&sc);
+        let sim = Simulator::new(&sc.validate().expect("benchmark scenario is valid"));
         let t0 = Instant::now();
         let r = sim.run().expect("run succeeds");
         let dt = t0.elapsed().as_secs_f64();

@@ -16,7 +16,8 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario, ScenarioErrors, TcpVariant,
+    Checked, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario, ScenarioErrors,
+    TcpVariant,
 };
 use crate::table::Table;
 use crate::tcp::{
@@ -237,12 +238,7 @@ pub struct Simulator<'a> {
     progress: Option<Arc<AtomicU64>>,
 }
 
-fn build_queue(q: &QueueSpec, bps: u64, mut rng: Rng) -> OutputQueue {
-    let limit = match (q.limit_pkts, q.limit_bytes) {
-        (Some(p), _) => Limit::Packets(p),
-        (None, Some(b)) => Limit::Bytes(b.0),
-        (None, None) => unreachable!("validated: a queue has a limit"),
-    };
+fn build_queue(q: &QueueSpec, limit: Limit, bps: u64, mut rng: Rng) -> OutputQueue {
     match q.aqm.build(&q.ctx(bps), &mut rng) {
         Discipline::Fifo(aqm) => OutputQueue::new(limit, bps, aqm, rng),
         Discipline::FlowQueue(fq) => OutputQueue::with_flows(limit, bps, fq, rng),
@@ -250,18 +246,25 @@ fn build_queue(q: &QueueSpec, bps: u64, mut rng: Rng) -> OutputQueue {
 }
 
 impl<'a> Simulator<'a> {
-    /// Builds the network. The scenario must have passed `validate`.
-    pub fn new(s: &'a Scenario) -> Simulator<'a> {
+    /// Builds the network of a validated scenario.
+    pub fn new(c: &Checked<'a>) -> Simulator<'a> {
+        let s = c.scenario;
         let seed = s.simulation.seed;
         let run = s.simulation.run;
         let mut channels = Vec::with_capacity(2 * s.links.len());
         for (i, l) in s.links.iter().enumerate() {
-            let a = s.node_index(&l.a).expect("validated") as u32;
-            let b = s.node_index(&l.b).expect("validated") as u32;
+            let (a, b) = c.link_ends[i];
+            let (limit_ab, limit_ba) = c.limits[i];
             let lname = link_name(s, i);
-            for (from, to, dir, q) in [
-                (a, b, "ab", &l.queue),
-                (b, a, "ba", l.reverse_queue.as_ref().unwrap_or(&l.queue)),
+            for (from, to, dir, q, limit) in [
+                (a, b, "ab", &l.queue, limit_ab),
+                (
+                    b,
+                    a,
+                    "ba",
+                    l.reverse_queue.as_ref().unwrap_or(&l.queue),
+                    limit_ba,
+                ),
             ] {
                 let base = format!("links/{lname}/{dir}");
                 channels.push(Channel {
@@ -276,6 +279,7 @@ impl<'a> Simulator<'a> {
                     ),
                     queue: build_queue(
                         q,
+                        limit,
                         l.bandwidth.0,
                         Rng::for_component(seed, run, &format!("{base}/aqm")),
                     ),
@@ -291,8 +295,7 @@ impl<'a> Simulator<'a> {
         let mut sources = vec![];
         let mut flows = vec![];
         for (i, f) in s.flows.iter().enumerate() {
-            let src = s.node_index(&f.src).expect("validated") as u32;
-            let dst = s.node_index(&f.dst).expect("validated") as u32;
+            let (src, dst) = c.flow_ends[i];
             let stop = f.stop.map(|d| d.0.min(end)).unwrap_or(end);
             let mut state = FlowState {
                 src,
@@ -647,8 +650,7 @@ fn queue_name(s: &Scenario, ch: &Channel) -> String {
 
 /// Validates and runs a scenario.
 pub fn run(s: &Scenario) -> Result<RunResults, SimError> {
-    s.validate()?;
-    Simulator::new(s).run()
+    Simulator::new(&s.validate()?).run()
 }
 
 /// Reason names in the order of `QueueSummary::dropped` and `marked`.

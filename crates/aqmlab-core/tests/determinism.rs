@@ -83,7 +83,7 @@ fn same_debug_text(a: &RunResults, b: &RunResults) -> bool {
 
 fn run_text(text: &str) -> RunResults {
     let s = load(text).unwrap_or_else(|e| panic!("invalid scenario: {e}\n{text}"));
-    Simulator::new(&s)
+    Simulator::new(&s.validate().unwrap())
         .run()
         .unwrap_or_else(|e| panic!("run failed: {e}"))
 }
@@ -582,7 +582,7 @@ fn every_flow_is_conserved_with_loss_and_overflow() {
     // obey no such inequality; the engine checks the identity on the totals instead.)
     let text = lossy_overflow("0s", "fixed");
     let s = load(&text).unwrap();
-    let r = match Simulator::new(&s).run() {
+    let r = match Simulator::new(&s.validate().unwrap()).run() {
         Ok(r) => r,
         Err(SimError::Conservation(m)) => panic!("the engine's conservation check failed: {m}"),
         Err(e) => panic!("run failed: {e}"),
@@ -655,7 +655,7 @@ fn every_flow_is_conserved_with_loss_and_overflow() {
 
     // With a warm-up and exponential sizes the engine's own check (on the totals) passes too.
     let s = load(&lossy_overflow("2s", "exponential")).unwrap();
-    if let Err(e) = Simulator::new(&s).run() {
+    if let Err(e) = Simulator::new(&s.validate().unwrap()).run() {
         panic!("run with warm-up failed: {e}");
     }
 }

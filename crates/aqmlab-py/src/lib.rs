@@ -92,8 +92,8 @@ fn canonical(py: Python<'_>, text: &str) -> PyResult<String> {
 type RunOutput = Result<(String, u64, RunResults), SimError>;
 
 fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
-    let s = scenario::load(text).map_err(SimError::from)?;
-    let mut sim = sim::Simulator::new(&s);
+    let s = scenario::parse(text).map_err(SimError::from)?;
+    let mut sim = sim::Simulator::new(&s.validate()?);
     if let Some(cell) = progress {
         sim = sim.with_progress(cell);
     }

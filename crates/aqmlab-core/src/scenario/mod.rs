@@ -12,7 +12,7 @@
 mod flow;
 
 pub use crate::aqm::AqmSpec;
-use crate::aqm::QueueCtx;
+use crate::aqm::{Limit, QueueCtx};
 use crate::check::{inner, tagged_table, Problems, INNER, MAX_PACKET, MAX_TIME};
 use crate::units::{Bytes, Duration, Rate, Time};
 pub use flow::{
@@ -114,6 +114,15 @@ pub struct QueueSpec {
 }
 
 impl QueueSpec {
+    /// The buffer's capacity, if exactly one limit is given (validation requires it).
+    pub fn limit(&self) -> Option<Limit> {
+        match (self.limit_pkts, self.limit_bytes) {
+            (Some(p), None) => Some(Limit::Packets(p)),
+            (None, Some(b)) => Some(Limit::Bytes(b.0)),
+            _ => None,
+        }
+    }
+
     /// What the queue's AQM may know of its port, to check and build itself.
     pub fn ctx(&self, link_bps: u64) -> QueueCtx {
         QueueCtx {
@@ -273,6 +282,18 @@ fn integer_range_message(msg: &str) -> String {
     format!("{found}: must be an integer {range}")
 }
 
+/// A scenario that passed `validate`, with what the checks resolved: the simulator builds
+/// from it and never looks a name up again.
+pub struct Checked<'a> {
+    pub scenario: &'a Scenario,
+    /// The (a, b) node indices of each link.
+    pub link_ends: Vec<(u32, u32)>,
+    /// The (src, dst) node indices of each flow.
+    pub flow_ends: Vec<(u32, u32)>,
+    /// Each link's forward and reverse buffer capacity.
+    pub limits: Vec<(Limit, Limit)>,
+}
+
 /// Parses and validates.
 pub fn load(text: &str) -> Result<Scenario, ScenarioErrors> {
     let s = parse(text)?;
@@ -313,14 +334,42 @@ impl Scenario {
         self.nodes.iter().position(|n| n.name == name)
     }
 
-    /// Checks everything that parsing cannot: values, cross-field rules, references, routes.
-    pub fn validate(&self) -> Result<(), ScenarioErrors> {
+    /// Checks everything that parsing cannot: values, cross-field rules, references, routes,
+    /// and returns the scenario with what the checks resolved, for the simulator to build.
+    pub fn validate(&self) -> Result<Checked<'_>, ScenarioErrors> {
         let mut v = Validator::default();
         v.scenario(self);
-        if v.p.is_empty() {
-            Ok(())
-        } else {
-            Err(ScenarioErrors(v.p.errors))
+        let idx = |name: &str| self.node_index(name).map(|i| i as u32);
+        let link_ends: Option<Vec<(u32, u32)>> = self
+            .links
+            .iter()
+            .map(|l| Some((idx(&l.a)?, idx(&l.b)?)))
+            .collect();
+        let flow_ends: Option<Vec<(u32, u32)>> = self
+            .flows
+            .iter()
+            .map(|f| Some((idx(&f.src)?, idx(&f.dst)?)))
+            .collect();
+        let limits: Option<Vec<(Limit, Limit)>> = self
+            .links
+            .iter()
+            .map(|l| {
+                let forward = l.queue.limit()?;
+                let reverse = l
+                    .reverse_queue
+                    .as_ref()
+                    .map_or(Some(forward), |q| q.limit())?;
+                Some((forward, reverse))
+            })
+            .collect();
+        match (link_ends, flow_ends, limits) {
+            (Some(link_ends), Some(flow_ends), Some(limits)) if v.p.is_empty() => Ok(Checked {
+                scenario: self,
+                link_ends,
+                flow_ends,
+                limits,
+            }),
+            _ => Err(ScenarioErrors(v.p.errors)),
         }
     }
 }

@@ -270,14 +270,6 @@ macro_rules! registry {
         }
 
         impl AqmSpec {
-            /// The `type` tag of this spec.
-            pub fn tag(&self) -> &'static str {
-                match self {
-                    $(AqmSpec::$V(_) => $tag,)*
-                    $(AqmSpec::$FV(_) => $ftag,)*
-                }
-            }
-
             /// Reports every problem of this AQM's fields under the path `a`.
             pub fn validate(&self, a: &str, q: &QueueCtx, p: &mut Problems) {
                 match self {

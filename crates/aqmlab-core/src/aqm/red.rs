@@ -355,9 +355,6 @@ impl Red {
         }
     }
 
-    pub fn avg(&self) -> f64 {
-        self.est.avg
-    }
     pub fn w_q(&self) -> f64 {
         self.params.w_q()
     }

@@ -30,6 +30,18 @@ pub enum Colour {
     Red = 2,
 }
 
+impl Colour {
+    pub const ALL: [Colour; 3] = [Colour::Green, Colour::Yellow, Colour::Red];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Colour::Green => "green",
+            Colour::Yellow => "yellow",
+            Colour::Red => "red",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
     /// Unique per run, in creation order.

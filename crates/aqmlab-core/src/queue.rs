@@ -30,8 +30,10 @@
 //! transient.
 
 use crate::aqm::fq_codel::{FqCodel, FQ_CODEL_METRICS};
-use crate::aqm::{AnyAqm, Aqm, DropTail, QueueView, Reason, Verdict, NUM_REASONS};
-use crate::packet::{Ecn, PacketArena};
+use crate::aqm::{
+    AnyAqm, Aqm, Backlog, DropTail, QueueView, Reason, Verdict, NUM_COLOURS, NUM_REASONS,
+};
+use crate::packet::{Colour, Ecn, PacketArena};
 use crate::record::{LogHistogram, TimeWeighted};
 use crate::rng::Rng;
 use crate::table::Table;
@@ -56,6 +58,38 @@ pub struct QueueCounters {
     /// Packets that left the buffer for the wire, and their bytes.
     pub dequeued: u64,
     pub dequeued_bytes: u64,
+    /// The same counts split by drop precedence (`Colour as usize`): they sum to the totals.
+    pub by_colour: [ColourCounters; NUM_COLOURS],
+}
+
+/// The counters of one drop precedence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ColourCounters {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub enqueued: u64,
+    pub dropped: [u64; NUM_REASONS],
+    pub dropped_after_enqueue: u64,
+    pub marked: [u64; NUM_REASONS],
+    pub dequeued: u64,
+    pub dequeued_bytes: u64,
+}
+
+impl ColourCounters {
+    pub fn minus(&self, o: &Self) -> Self {
+        let mut r = *self;
+        r.arrivals -= o.arrivals;
+        r.arrival_bytes -= o.arrival_bytes;
+        r.enqueued -= o.enqueued;
+        for i in 0..NUM_REASONS {
+            r.dropped[i] -= o.dropped[i];
+            r.marked[i] -= o.marked[i];
+        }
+        r.dropped_after_enqueue -= o.dropped_after_enqueue;
+        r.dequeued -= o.dequeued;
+        r.dequeued_bytes -= o.dequeued_bytes;
+        r
+    }
 }
 
 impl QueueCounters {
@@ -72,6 +106,9 @@ impl QueueCounters {
         r.dropped_after_enqueue -= o.dropped_after_enqueue;
         r.dequeued -= o.dequeued;
         r.dequeued_bytes -= o.dequeued_bytes;
+        for c in 0..NUM_COLOURS {
+            r.by_colour[c] = self.by_colour[c].minus(&o.by_colour[c]);
+        }
         r
     }
 
@@ -95,6 +132,10 @@ pub struct OutputQueue {
     /// Waiting packets, kept beside the buffer so that reading it needs no dispatch.
     len_pkts: u32,
     len_bytes: u64,
+    /// The same, by drop precedence.
+    by_colour: [Backlog; NUM_COLOURS],
+    /// What waits upstream for this port (see `QueueView::upstream`); its owner sets it.
+    pub upstream: Backlog,
     pub limit: Limit,
     pub link_bps: u64,
     pub aqm: AnyAqm,
@@ -145,6 +186,8 @@ impl OutputQueue {
             evicted: Vec::new(),
             len_pkts: 0,
             len_bytes: 0,
+            by_colour: [Backlog::default(); NUM_COLOURS],
+            upstream: Backlog::default(),
             limit,
             link_bps,
             aqm,
@@ -217,7 +260,31 @@ impl OutputQueue {
             len_bytes: self.len_bytes,
             limit: self.limit,
             link_bps: self.link_bps,
+            by_colour: self.by_colour,
+            upstream: self.upstream,
         }
+    }
+
+    /// The waiting packets of one drop precedence.
+    #[inline]
+    pub fn backlog(&self, colour: Colour) -> Backlog {
+        self.by_colour[colour as usize]
+    }
+
+    #[inline]
+    fn push_backlog(&mut self, c: usize, size: u32) {
+        self.len_pkts += 1;
+        self.len_bytes += size as u64;
+        self.by_colour[c].pkts += 1;
+        self.by_colour[c].bytes += size as u64;
+    }
+
+    #[inline]
+    fn pop_backlog(&mut self, c: usize, size: u32) {
+        self.len_pkts -= 1;
+        self.len_bytes -= size as u64;
+        self.by_colour[c].pkts -= 1;
+        self.by_colour[c].bytes -= size as u64;
     }
 
     #[inline]
@@ -239,11 +306,13 @@ impl OutputQueue {
     /// A dropped packet is still in the arena: the caller frees it and charges its flow.
     #[inline]
     pub fn arrive(&mut self, idx: u32, pkts: &mut PacketArena, now: Time) -> Admission {
-        let size = pkts.get(idx).size;
+        let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += size as u64;
+        self.counters.by_colour[c].arrivals += 1;
+        self.counters.by_colour[c].arrival_bytes += size as u64;
         if self.flows.is_some() {
-            return self.arrive_flows(idx, size, pkts, now);
+            return self.arrive_flows(idx, size, c, pkts, now);
         }
         let view = self.view();
         let verdict = self
@@ -251,19 +320,20 @@ impl OutputQueue {
             .on_arrival(&view, pkts.get(idx), now, &mut self.rng);
         let ecn = pkts.get(idx).ecn;
         let mark = match verdict {
-            Verdict::Drop(r) => return self.drop_arrival(r),
-            Verdict::Mark(r) if ecn == Ecn::NotEct => return self.drop_arrival(r),
+            Verdict::Drop(r) => return self.drop_arrival(r, c),
+            Verdict::Mark(r) if ecn == Ecn::NotEct => return self.drop_arrival(r, c),
             Verdict::Mark(r) if ecn.is_ect() => Some(r),
             Verdict::Mark(_) | Verdict::Pass => None,
         };
         if !self.has_room(size) {
             self.aqm.on_overflow(&view, now);
-            return self.drop_arrival(Reason::Overflow);
+            return self.drop_arrival(Reason::Overflow, c);
         }
         let p = pkts.get_mut(idx);
         if let Some(r) = mark {
             p.ecn = Ecn::Ce;
             self.counters.marked[r as usize] += 1;
+            self.counters.by_colour[c].marked[r as usize] += 1;
         }
         if ecn.is_ect() {
             self.counters.ect_enqueued += 1;
@@ -271,11 +341,11 @@ impl OutputQueue {
         p.enqueued = now;
         self.level.touch(now, self.len_pkts, self.len_bytes);
         self.fifo.push_back(idx);
-        self.len_pkts += 1;
-        self.len_bytes += size as u64;
+        self.push_backlog(c, size);
         self.peak_pkts = self.peak_pkts.max(self.len_pkts);
         self.peak_bytes = self.peak_bytes.max(self.len_bytes);
         self.counters.enqueued += 1;
+        self.counters.by_colour[c].enqueued += 1;
         Admission::Enqueued
     }
 
@@ -286,6 +356,7 @@ impl OutputQueue {
         &mut self,
         idx: u32,
         size: u32,
+        c: usize,
         pkts: &mut PacketArena,
         now: Time,
     ) -> Admission {
@@ -299,9 +370,9 @@ impl OutputQueue {
         if let Some(f) = self.flows.as_mut() {
             f.push(idx, pkts.get(idx));
         }
-        self.len_pkts += 1;
-        self.len_bytes += size as u64;
+        self.push_backlog(c, size);
         self.counters.enqueued += 1;
+        self.counters.by_colour[c].enqueued += 1;
         if full {
             self.evict(pkts);
         }
@@ -326,13 +397,23 @@ impl OutputQueue {
             let n = (self.evicted.len() - from) as u64;
             self.counters.dropped[Reason::Overflow as usize] += n;
             self.counters.dropped_after_enqueue += n;
+            for &i in &self.evicted[from..] {
+                let p = pkts.get(i);
+                let c = p.colour as usize;
+                self.by_colour[c].pkts -= 1;
+                self.by_colour[c].bytes -= p.size as u64;
+                let k = &mut self.counters.by_colour[c];
+                k.dropped[Reason::Overflow as usize] += 1;
+                k.dropped_after_enqueue += 1;
+            }
         }
         debug_assert!(!self.over_limit());
     }
 
     #[inline]
-    fn drop_arrival(&mut self, r: Reason) -> Admission {
+    fn drop_arrival(&mut self, r: Reason, c: usize) -> Admission {
         self.counters.dropped[r as usize] += 1;
+        self.counters.by_colour[c].dropped[r as usize] += 1;
         Admission::Dropped(r)
     }
 
@@ -350,10 +431,9 @@ impl OutputQueue {
         }
         loop {
             let idx = self.fifo.pop_front()?;
-            let size = pkts.get(idx).size;
+            let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
             self.level.touch(now, self.len_pkts, self.len_bytes);
-            self.len_pkts -= 1;
-            self.len_bytes -= size as u64;
+            self.pop_backlog(c, size);
             let view = self.view();
             let verdict = self
                 .aqm
@@ -379,9 +459,8 @@ impl OutputQueue {
             };
             self.level.touch(now, self.len_pkts, self.len_bytes);
             let (idx, verdict) = f.next(pkts, now)?;
-            let size = pkts.get(idx).size;
-            self.len_pkts -= 1;
-            self.len_bytes -= size as u64;
+            let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
+            self.pop_backlog(c, size);
             // Its CoDel marks only ECN-capable packets: a mark is never turned into a drop
             // behind the scheduler's back (its deficit was charged).
             debug_assert!(!matches!(verdict, Verdict::Mark(_)) || pkts.get(idx).ecn != Ecn::NotEct);
@@ -403,29 +482,39 @@ impl OutputQueue {
         dropped: &mut Vec<u32>,
     ) -> bool {
         let p = pkts.get_mut(idx);
+        let c = p.colour as usize;
         match verdict {
             Verdict::Drop(r) => {
-                self.counters.dropped[r as usize] += 1;
-                self.counters.dropped_after_enqueue += 1;
+                self.drop_after_enqueue(r, c);
                 dropped.push(idx);
                 return false;
             }
             Verdict::Mark(r) if p.ecn == Ecn::NotEct => {
-                self.counters.dropped[r as usize] += 1;
-                self.counters.dropped_after_enqueue += 1;
+                self.drop_after_enqueue(r, c);
                 dropped.push(idx);
                 return false;
             }
             Verdict::Mark(r) if p.ecn.is_ect() => {
                 p.ecn = Ecn::Ce;
                 self.counters.marked[r as usize] += 1;
+                self.counters.by_colour[c].marked[r as usize] += 1;
             }
             Verdict::Mark(_) | Verdict::Pass => {}
         }
         self.counters.dequeued += 1;
         self.counters.dequeued_bytes += size as u64;
+        self.counters.by_colour[c].dequeued += 1;
+        self.counters.by_colour[c].dequeued_bytes += size as u64;
         self.sojourn.record(now - p.enqueued);
         true
+    }
+
+    #[inline]
+    fn drop_after_enqueue(&mut self, r: Reason, c: usize) {
+        self.counters.dropped[r as usize] += 1;
+        self.counters.dropped_after_enqueue += 1;
+        self.counters.by_colour[c].dropped[r as usize] += 1;
+        self.counters.by_colour[c].dropped_after_enqueue += 1;
     }
 
     /// Restarts every measurement at the end of the warm-up.
@@ -506,6 +595,61 @@ impl OutputQueue {
             return Err(format!(
                 "buffer exceeded its limit {:?}: peak {} packets, {} bytes",
                 self.limit, self.peak_pkts, self.peak_bytes
+            ));
+        }
+        self.check_colours()
+    }
+
+    /// Each precedence conserves its packets, and the precedences add up to the totals.
+    fn check_colours(&self) -> Result<(), String> {
+        let c = &self.counters;
+        let mut sum = ColourCounters::default();
+        let mut waiting = Backlog::default();
+        for (i, k) in c.by_colour.iter().enumerate() {
+            let dropped: u64 = k.dropped.iter().sum();
+            let dropped_before = dropped.checked_sub(k.dropped_after_enqueue);
+            let backlog = k.enqueued.checked_sub(k.dequeued + k.dropped_after_enqueue);
+            if dropped_before.map(|d| k.enqueued + d) != Some(k.arrivals)
+                || backlog != Some(self.by_colour[i].pkts as u64)
+            {
+                return Err(format!(
+                    "colour {i}: {k:?} does not add up with {} packets waiting",
+                    self.by_colour[i].pkts
+                ));
+            }
+            sum.arrivals += k.arrivals;
+            sum.arrival_bytes += k.arrival_bytes;
+            sum.enqueued += k.enqueued;
+            sum.dropped_after_enqueue += k.dropped_after_enqueue;
+            sum.dequeued += k.dequeued;
+            sum.dequeued_bytes += k.dequeued_bytes;
+            for r in 0..NUM_REASONS {
+                sum.dropped[r] += k.dropped[r];
+                sum.marked[r] += k.marked[r];
+            }
+            waiting.pkts += self.by_colour[i].pkts;
+            waiting.bytes += self.by_colour[i].bytes;
+        }
+        let total = ColourCounters {
+            arrivals: c.arrivals,
+            arrival_bytes: c.arrival_bytes,
+            enqueued: c.enqueued,
+            dropped: c.dropped,
+            dropped_after_enqueue: c.dropped_after_enqueue,
+            marked: c.marked,
+            dequeued: c.dequeued,
+            dequeued_bytes: c.dequeued_bytes,
+        };
+        if sum != total {
+            return Err(format!("colour counters {sum:?} != totals {total:?}"));
+        }
+        let len = Backlog {
+            pkts: self.len_pkts,
+            bytes: self.len_bytes,
+        };
+        if waiting != len {
+            return Err(format!(
+                "colour backlogs {waiting:?} != queue length {len:?}"
             ));
         }
         Ok(())
@@ -698,6 +842,82 @@ mod tests {
         assert_eq!(dropped.len(), 3);
         assert_eq!(q.counters.dropped_after_enqueue, 3);
         q.check_conservation().unwrap();
+    }
+
+    fn coloured(a: &mut PacketArena, size: u32, colour: Colour) -> u32 {
+        a.alloc(Packet {
+            size,
+            colour,
+            ..Default::default()
+        })
+    }
+
+    /// Each drop precedence keeps its own backlog (what an AQM sees) and counters, through
+    /// enqueue, an overflow, an AQM drop at arrival, a mark and a drop at dequeue.
+    #[test]
+    fn each_precedence_keeps_its_backlog_and_counters() {
+        use Colour::{Green, Red, Yellow};
+        let mut a = PacketArena::default();
+        let mut q = q_with(Limit::Packets(3));
+        for (size, c) in [(100, Green), (200, Yellow), (300, Red)] {
+            let i = coloured(&mut a, size, c);
+            if c == Yellow {
+                a.get_mut(i).ecn = Ecn::Ect0;
+            }
+            assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+        }
+        let v = q.view();
+        let b = |pkts, bytes| Backlog { pkts, bytes };
+        assert_eq!(v.by_colour, [b(1, 100), b(1, 200), b(1, 300)]);
+        assert_eq!((v.len_pkts, v.len_bytes), (3, 600));
+        assert_eq!(v.upstream, Backlog::default());
+        let i = coloured(&mut a, 200, Yellow);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Overflow));
+        a.free(i);
+        let mut d = vec![];
+        let out = q.dequeue(&mut a, 1, &mut d).unwrap();
+        assert_eq!(a.get(out).colour, Green);
+        a.free(out);
+        assert_eq!(q.backlog(Green), b(0, 0));
+        // The AQM now drops red arrivals and marks on departure; ECT yellow is marked.
+        q.aqm = AnyAqm::Scripted(Scripted {
+            arrival: Verdict::Drop(Reason::Early),
+            departure: Verdict::Mark(Reason::Dequeue),
+            overflows: 0,
+        });
+        let i = coloured(&mut a, 300, Red);
+        assert_eq!(q.arrive(i, &mut a, 2), Admission::Dropped(Reason::Early));
+        a.free(i);
+        let out = q.dequeue(&mut a, 3, &mut d).unwrap();
+        assert_eq!(a.get(out).ecn, Ecn::Ce);
+        // The red one waiting is Not-ECT: its mark at dequeue is a drop.
+        assert_eq!(q.dequeue(&mut a, 4, &mut d), None);
+        assert_eq!(d.len(), 1);
+        let k = &q.counters.by_colour;
+        assert_eq!([k[0].arrivals, k[1].arrivals, k[2].arrivals], [1, 2, 2]);
+        assert_eq!([k[0].dequeued, k[1].dequeued, k[2].dequeued], [1, 1, 0]);
+        assert_eq!(k[1].dropped[Reason::Overflow as usize], 1);
+        assert_eq!(k[1].marked[Reason::Dequeue as usize], 1);
+        assert_eq!(k[2].dropped[Reason::Early as usize], 1);
+        assert_eq!(k[2].dropped[Reason::Dequeue as usize], 1);
+        assert_eq!(k[2].dropped_after_enqueue, 1);
+        assert_eq!(k[1].arrival_bytes, 400);
+        assert_eq!(q.view().by_colour, [Backlog::default(); NUM_COLOURS]);
+        q.check_conservation().unwrap();
+        // A warm-up copy subtracts colour by colour.
+        let later = q.counters.minus(&q.counters);
+        assert_eq!(later.by_colour, [ColourCounters::default(); NUM_COLOURS]);
+    }
+
+    #[test]
+    fn conservation_check_catches_a_broken_colour_counter() {
+        let mut a = PacketArena::default();
+        let mut q = q_with(Limit::Packets(5));
+        let i = coloured(&mut a, 100, Colour::Yellow);
+        q.arrive(i, &mut a, 0);
+        q.counters.by_colour[1].enqueued -= 1;
+        q.counters.by_colour[0].enqueued += 1;
+        assert!(q.check_conservation().unwrap_err().starts_with("colour 0"));
     }
 
     #[test]

@@ -7,11 +7,11 @@
 mod measure;
 mod tcp;
 
-use crate::aqm::{Aqm, Discipline, Reason, NUM_REASONS};
+use crate::aqm::{Aqm, Discipline, Reason, NUM_COLOURS, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
-use crate::queue::{Admission, Limit, OutputQueue};
+use crate::queue::{Admission, ColourCounters, Limit, OutputQueue};
 use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
@@ -99,7 +99,7 @@ struct FlowState {
 }
 
 /// Per-queue summary over the measurement window (after warm-up).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueueSummary {
     pub name: String,
     pub link: String,
@@ -112,6 +112,8 @@ pub struct QueueSummary {
     /// Drops by reason, in `Reason::ALL` order.
     pub dropped: [u64; NUM_REASONS],
     pub marked: [u64; NUM_REASONS],
+    /// The counters split by drop precedence (`Colour as usize`).
+    pub by_colour: [ColourCounters; NUM_COLOURS],
     pub lost_on_link: u64,
     pub mean_queue_pkts: f64,
     pub var_queue_pkts: f64,
@@ -303,12 +305,16 @@ impl<'a> Simulator<'a> {
                 size: f.packet_size.0 as u32,
                 ..Default::default()
             };
-            if f.kind == FlowKind::Tcp {
-                sources.push(None);
-                state.tcp = Some(Box::new(tcp::tcp_state(f)));
-            } else {
-                let rng = Rng::for_component(seed, run, &format!("flows/{}", f.name));
-                sources.push(Some(Source::new(f, i as u32, src, dst, stop, rng)));
+            match &c.sources[i] {
+                None => {
+                    sources.push(None);
+                    state.tcp = Some(Box::new(tcp::tcp_state(f)));
+                }
+                Some(pattern) => {
+                    let rng = Rng::for_component(seed, run, &format!("flows/{}", f.name));
+                    let source = Source::new(f, pattern, i as u32, src, dst, stop, rng);
+                    sources.push(Some(source));
+                }
             }
             flows.push(state);
         }

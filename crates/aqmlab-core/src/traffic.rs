@@ -5,7 +5,7 @@
 //! *when* and *how big*; the simulator turns that into packets.
 
 use crate::rng::Rng;
-use crate::scenario::{FlowKind, FlowSpec, PeriodDist, SizeDist};
+use crate::scenario::{FlowSpec, OpenLoop, PeriodDist};
 use crate::units::{Time, NS_PER_SEC};
 
 pub enum Pattern {
@@ -44,31 +44,40 @@ pub struct Source {
 }
 
 impl Source {
-    pub fn new(f: &FlowSpec, flow: u32, src: u32, dst: u32, stop: Time, rng: Rng) -> Source {
+    pub fn new(
+        f: &FlowSpec,
+        pattern: &OpenLoop,
+        flow: u32,
+        src: u32,
+        dst: u32,
+        stop: Time,
+        rng: Rng,
+    ) -> Source {
         let size = f.packet_size.0 as u32;
         let bits_ns = size as u128 * 8 * NS_PER_SEC as u128;
-        let bps = f.rate.map(|r| r.0 as u128).unwrap_or(1);
-        let pattern = match f.kind {
-            FlowKind::Cbr => Pattern::Cbr { bits_ns, bps, k: 0 },
-            FlowKind::Poisson => {
-                let pps = match (f.rate, f.pkt_rate) {
-                    (_, Some(x)) => x,
-                    (Some(r), None) => r.0 as f64 / (8.0 * size as f64),
-                    (None, None) => unreachable!("validated: poisson needs rate or pkt_rate"),
-                };
-                Pattern::Poisson {
-                    mean_gap_ns: NS_PER_SEC as f64 / pps,
-                    exp_sizes: f.size_dist == Some(SizeDist::Exponential),
-                }
-            }
-            FlowKind::Tcp => unreachable!("TCP flows have no open-loop source"),
-            FlowKind::Onoff => Pattern::OnOff {
+        let pattern = match *pattern {
+            OpenLoop::Cbr { bps } => Pattern::Cbr {
                 bits_ns,
+                bps: bps as u128,
+                k: 0,
+            },
+            OpenLoop::Poisson { pps, exp_sizes } => Pattern::Poisson {
+                mean_gap_ns: NS_PER_SEC as f64 / pps,
+                exp_sizes,
+            },
+            OpenLoop::OnOff {
                 bps,
-                on_mean: f.on_time.map(|d| d.0 as f64).unwrap_or(1.0),
-                off_mean: f.off_time.map(|d| d.0 as f64).unwrap_or(1.0),
-                dist: f.period_dist.unwrap_or(PeriodDist::Exponential),
-                shape: f.shape.unwrap_or(0.0),
+                on_mean_ns,
+                off_mean_ns,
+                dist,
+                shape,
+            } => Pattern::OnOff {
+                bits_ns,
+                bps: bps as u128,
+                on_mean: on_mean_ns,
+                off_mean: off_mean_ns,
+                dist,
+                shape,
                 on_start: 0,
                 on_end: 0,
                 k: 0,

@@ -284,12 +284,7 @@ mod tests {
         let mut a = ared(12.0, 0.1);
         assert_eq!(a.first_timer(0), Some(NS_PER_SEC / 2));
         a.on_idle(0);
-        let q = QueueView {
-            len_pkts: 0,
-            len_bytes: 0,
-            limit: crate::aqm::Limit::Packets(100),
-            link_bps: 10_000_000,
-        };
+        let q = QueueView::new(0, 0, crate::aqm::Limit::Packets(100), 10_000_000);
         // 0.5 s idle on 10 Mb/s = 625 packet times: avg 12 → 12·(1−w_q)^625 ≈ 7.3 < 9.
         assert_eq!(a.on_timer(&q, NS_PER_SEC / 2), Some(NS_PER_SEC));
         assert!(

@@ -367,12 +367,7 @@ mod tests {
     }
 
     fn view(len_pkts: u32, len_bytes: u64) -> QueueView {
-        QueueView {
-            len_pkts,
-            len_bytes,
-            limit: Limit::Packets(100),
-            link_bps: 10_000_000,
-        }
+        QueueView::new(len_pkts, len_bytes, Limit::Packets(100), 10_000_000)
     }
 
     fn pkt(size: u32, ecn: Ecn) -> Packet {

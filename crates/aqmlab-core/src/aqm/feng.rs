@@ -263,12 +263,7 @@ mod tests {
     }
 
     fn view(len: u32) -> QueueView {
-        QueueView {
-            len_pkts: len,
-            len_bytes: len as u64 * 500,
-            limit: Limit::Packets(100),
-            link_bps: 10_000_000,
-        }
+        QueueView::new(len, len as u64 * 500, Limit::Packets(100), 10_000_000)
     }
 
     /// Offers arrivals that see the given queue lengths (in packets of mean size).

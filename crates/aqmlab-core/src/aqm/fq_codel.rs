@@ -473,6 +473,46 @@ mod tests {
         q.check_conservation().unwrap();
     }
 
+    /// Packets dropped from inside the buffer leave their own precedence's backlog.
+    #[test]
+    fn overflow_from_the_fattest_flow_charges_its_colours() {
+        use crate::aqm::Backlog;
+        use crate::packet::Colour;
+        let mut a = PacketArena::default();
+        let mut q = queue(Limit::Packets(10), FqCodelConfig::default());
+        let (x, y) = two_flows(&q);
+        // x: 8 packets alternating yellow and red; y: 3 green.
+        for k in 0..8 {
+            let colour = if k % 2 == 0 {
+                Colour::Yellow
+            } else {
+                Colour::Red
+            };
+            let i = a.alloc(Packet {
+                flow: x,
+                size: 1500,
+                colour,
+                ..Default::default()
+            });
+            q.arrive(i, &mut a, 0);
+        }
+        for _ in 0..3 {
+            send(&mut q, &mut a, y, 1500, 0);
+        }
+        // Four of x go from its head: two yellow, two red.
+        let b = |pkts: u32| Backlog {
+            pkts,
+            bytes: pkts as u64 * 1500,
+        };
+        assert_eq!(q.view().by_colour, [b(3), b(2), b(2)]);
+        let k = &q.counters.by_colour;
+        assert_eq!(k[1].dropped[Reason::Overflow as usize], 2);
+        assert_eq!(k[2].dropped[Reason::Overflow as usize], 2);
+        assert_eq!(k[2].dropped_after_enqueue, 2);
+        assert_eq!(k[0].dropped, [0; crate::aqm::NUM_REASONS]);
+        q.check_conservation().unwrap();
+    }
+
     #[test]
     fn byte_limit_overflow_drops_until_the_buffer_fits_and_never_exceeds_it() {
         let mut a = PacketArena::default();

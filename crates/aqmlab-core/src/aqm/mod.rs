@@ -167,6 +167,17 @@ pub enum Verdict {
     Drop(Reason),
 }
 
+/// Packets and bytes waiting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub pkts: u32,
+    pub bytes: u64,
+}
+
+/// Drop precedences a queue keeps apart: the colours of `crate::packet::Colour`, green
+/// (IN, lowest drop precedence), yellow, red.
+pub const NUM_COLOURS: usize = 3;
+
 /// What an AQM may read of its port. Lengths exclude the packet being transmitted
 /// (see `crate::queue` for the buffer convention).
 #[derive(Clone, Copy, Debug)]
@@ -175,6 +186,34 @@ pub struct QueueView {
     pub len_bytes: u64,
     pub limit: Limit,
     pub link_bps: u64,
+    /// The waiting packets by drop precedence (`Colour as usize`); they sum to the two
+    /// lengths above. RIO averages the green backlog for IN packets and the whole one for
+    /// OUT packets (Clark and Fang 1998); WRED and GRED keep one average per precedence.
+    pub by_colour: [Backlog; NUM_COLOURS],
+    /// Packets bound for this port but still waiting upstream of it, which an AQM may add to
+    /// its own backlog: a CIOQ switch fills it with the input VOQs for this output. Zero
+    /// where nothing waits upstream.
+    pub upstream: Backlog,
+}
+
+impl QueueView {
+    /// A port whose waiting packets are all green and with nothing upstream (unit tests,
+    /// and callers that keep no precedences).
+    pub fn new(len_pkts: u32, len_bytes: u64, limit: Limit, link_bps: u64) -> QueueView {
+        let mut by_colour = [Backlog::default(); NUM_COLOURS];
+        by_colour[0] = Backlog {
+            pkts: len_pkts,
+            bytes: len_bytes,
+        };
+        QueueView {
+            len_pkts,
+            len_bytes,
+            limit,
+            link_bps,
+            by_colour,
+            upstream: Backlog::default(),
+        }
+    }
 }
 
 /// The hooks of one AQM. Implementations are pure: time and randomness are arguments.

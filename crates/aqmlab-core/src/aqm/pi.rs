@@ -222,12 +222,7 @@ mod tests {
     }
 
     fn view(pkts: u32) -> QueueView {
-        QueueView {
-            len_pkts: pkts,
-            len_bytes: pkts as u64 * 500,
-            limit: Limit::Packets(200),
-            link_bps: 10_000_000,
-        }
+        QueueView::new(pkts, pkts as u64 * 500, Limit::Packets(200), 10_000_000)
     }
 
     #[test]
@@ -320,12 +315,8 @@ mod tests {
     #[test]
     fn byte_mode_measures_the_queue_in_mean_packets() {
         let mut c = pi(true, false);
-        let v = QueueView {
-            len_pkts: 10,
-            len_bytes: 75_000, // 150 mean-size packets, whatever the packet count
-            limit: Limit::Bytes(100_000),
-            link_bps: 10_000_000,
-        };
+        // 75 000 bytes: 150 mean-size packets, whatever the packet count.
+        let v = QueueView::new(10, 75_000, Limit::Bytes(100_000), 10_000_000);
         c.on_timer(&v, 0);
         assert_eq!(c.q_old, 150.0);
         assert!((c.p - (1.822e-5 * 100.0 + 1.816e-5 * 50.0)).abs() < 1e-15);

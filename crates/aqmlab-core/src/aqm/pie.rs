@@ -500,12 +500,12 @@ mod tests {
     }
 
     fn view(len_bytes: u64) -> QueueView {
-        QueueView {
-            len_pkts: (len_bytes / 1500) as u32,
+        QueueView::new(
+            (len_bytes / 1500) as u32,
             len_bytes,
-            limit: Limit::Packets(1000),
-            link_bps: 10_000_000,
-        }
+            Limit::Packets(1000),
+            10_000_000,
+        )
     }
 
     /// Signals among `n` arrivals of `size`-byte `ecn` packets at a fixed p (and no burst

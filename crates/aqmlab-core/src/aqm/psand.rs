@@ -419,12 +419,7 @@ mod tests {
             size: PKT,
             ..Default::default()
         };
-        let q = |n: u32| QueueView {
-            len_pkts: n,
-            len_bytes: n as u64 * PKT as u64,
-            limit: Limit::Packets(50),
-            link_bps: 10_000_000,
-        };
+        let q = |n: u32| QueueView::new(n, n as u64 * PKT as u64, Limit::Packets(50), 10_000_000);
         assert_eq!(p.on_arrival(&q(0), &pkt, 0, &mut rng), Verdict::Pass);
         assert!(p.red.est.avg == 0.0);
         let mut out = [0.0; 6];
@@ -443,12 +438,7 @@ mod tests {
         p.red.est.avg = 12.0;
         p.k_prev = 12.0;
         p.on_idle(0);
-        let q = QueueView {
-            len_pkts: 0,
-            len_bytes: 0,
-            limit: Limit::Packets(50),
-            link_bps: 10_000_000,
-        };
+        let q = QueueView::new(0, 0, Limit::Packets(50), 10_000_000);
         // 0.5 s idle on 10 Mb/s at 500 B = 1250 packet times, w_q = 1 − exp(−1/2500).
         assert_eq!(p.on_timer(&q, NS_PER_SEC / 2), Some(NS_PER_SEC));
         let k = 12.0 * libm::pow(libm::exp(-1.0 / 2500.0), 1250.0);

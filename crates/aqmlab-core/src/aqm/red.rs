@@ -653,12 +653,7 @@ mod tests {
     }
 
     fn view(len: u32) -> QueueView {
-        QueueView {
-            len_pkts: len,
-            len_bytes: len as u64 * 1000,
-            limit: Limit::Packets(100),
-            link_bps: 10_000_000,
-        }
+        QueueView::new(len, len as u64 * 1000, Limit::Packets(100), 10_000_000)
     }
 
     fn pkt() -> Packet {

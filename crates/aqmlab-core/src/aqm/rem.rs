@@ -344,12 +344,7 @@ mod tests {
     }
 
     fn view(len: u32, size: u64) -> QueueView {
-        QueueView {
-            len_pkts: len,
-            len_bytes: len as u64 * size,
-            limit: Limit::Packets(120),
-            link_bps: 64_000_000,
-        }
+        QueueView::new(len, len as u64 * size, Limit::Packets(120), 64_000_000)
     }
 
     fn pkt(size: u32) -> Packet {

@@ -685,12 +685,7 @@ mod tests {
     fn overflow_right_after_an_accepted_arrival_undoes_its_count() {
         let mut s = Sfb::new(linux(false));
         let mut rng = Rng::for_component(1, 0, "t");
-        let view = QueueView {
-            len_pkts: 0,
-            len_bytes: 0,
-            limit: Limit::Packets(10),
-            link_bps: 10_000_000,
-        };
+        let view = QueueView::new(0, 0, Limit::Packets(10), 10_000_000);
         let p = Packet {
             flow: 4,
             size: 1000,
@@ -871,12 +866,7 @@ mod tests {
     #[test]
     fn marks_ect_and_drops_not_ect_and_drops_above_one_half() {
         let mut rng = Rng::for_component(5, 0, "t");
-        let view = QueueView {
-            len_pkts: 0,
-            len_bytes: 0,
-            limit: Limit::Packets(100),
-            link_bps: 10_000_000,
-        };
+        let view = QueueView::new(0, 0, Limit::Packets(100), 10_000_000);
         let mut cfg = linux(false);
         cfg.decrement = 0.0; // keep p frozen on empty bins
         let n = 100_000u64;

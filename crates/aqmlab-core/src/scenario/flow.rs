@@ -129,7 +129,53 @@ pub mod tcp_defaults {
     pub const GRANULARITY: Time = NS_PER_SEC / 100;
 }
 
+/// An open-loop source's pattern with every field resolved: what `validate()` hands the
+/// simulator, so that building a source needs no fallback for a missing field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OpenLoop {
+    Cbr {
+        bps: u64,
+    },
+    /// `pps` from `pkt_rate`, or from `rate` at the flow's packet size.
+    Poisson {
+        pps: f64,
+        exp_sizes: bool,
+    },
+    /// Mean on and off periods in nanoseconds; `shape` is 0 for exponential periods.
+    OnOff {
+        bps: u64,
+        on_mean_ns: f64,
+        off_mean_ns: f64,
+        dist: PeriodDist,
+        shape: f64,
+    },
+}
+
 impl FlowSpec {
+    /// The resolved pattern of an open-loop flow: `Some(None)` for TCP, `None` when a
+    /// required field is missing (which `check_kind` reports).
+    pub(crate) fn open_loop(&self) -> Option<Option<OpenLoop>> {
+        Some(Some(match self.kind {
+            FlowKind::Tcp => return Some(None),
+            FlowKind::Cbr => OpenLoop::Cbr { bps: self.rate?.0 },
+            FlowKind::Poisson => OpenLoop::Poisson {
+                pps: match (self.rate, self.pkt_rate) {
+                    (_, Some(x)) => x,
+                    (Some(r), None) => r.0 as f64 / (8.0 * self.packet_size.0 as f64),
+                    (None, None) => return None,
+                },
+                exp_sizes: self.size_dist == Some(SizeDist::Exponential),
+            },
+            FlowKind::Onoff => OpenLoop::OnOff {
+                bps: self.rate?.0,
+                on_mean_ns: self.on_time?.0 as f64,
+                off_mean_ns: self.off_time?.0 as f64,
+                dist: self.period_dist.unwrap_or(PeriodDist::Exponential),
+                shape: self.shape.unwrap_or(0.0),
+            },
+        }))
+    }
+
     pub(crate) fn check_kind(&self, p: &str, pr: &mut Problems) {
         let f = self;
         let kind = match f.kind {

@@ -16,7 +16,8 @@ use crate::aqm::{Limit, QueueCtx};
 use crate::check::{inner, tagged_table, Problems, INNER, MAX_PACKET, MAX_TIME};
 use crate::units::{Bytes, Duration, Rate, Time};
 pub use flow::{
-    tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, PeriodDist, SizeDist, TcpVariant,
+    tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, OpenLoop, PeriodDist, SizeDist,
+    TcpVariant,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -292,6 +293,8 @@ pub struct Checked<'a> {
     pub flow_ends: Vec<(u32, u32)>,
     /// Each link's forward and reverse buffer capacity.
     pub limits: Vec<(Limit, Limit)>,
+    /// Each flow's open-loop pattern (`None` for TCP).
+    pub sources: Vec<Option<OpenLoop>>,
 }
 
 /// Parses and validates.
@@ -362,13 +365,18 @@ impl Scenario {
                 Some((forward, reverse))
             })
             .collect();
-        match (link_ends, flow_ends, limits) {
-            (Some(link_ends), Some(flow_ends), Some(limits)) if v.p.is_empty() => Ok(Checked {
-                scenario: self,
-                link_ends,
-                flow_ends,
-                limits,
-            }),
+        let sources: Option<Vec<Option<OpenLoop>>> =
+            self.flows.iter().map(FlowSpec::open_loop).collect();
+        match (link_ends, flow_ends, limits, sources) {
+            (Some(link_ends), Some(flow_ends), Some(limits), Some(sources)) if v.p.is_empty() => {
+                Ok(Checked {
+                    scenario: self,
+                    link_ends,
+                    flow_ends,
+                    limits,
+                    sources,
+                })
+            }
             _ => Err(ScenarioErrors(v.p.errors)),
         }
     }

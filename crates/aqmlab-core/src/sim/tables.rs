@@ -7,7 +7,8 @@
 
 use super::{FlowSummary, QueueSummary, RunResults};
 use crate::aqm::Reason;
-use crate::queue::OutputQueue;
+use crate::packet::Colour;
+use crate::queue::{ColourCounters, OutputQueue};
 use crate::table::{merge_by_name, Column, Table};
 
 /// The names of the tables every run returns, in order.
@@ -47,9 +48,46 @@ impl RunResults {
             ),
             queue_dist_table(&self.queues),
         ];
+        if let Some(t) = colour_table(&self.queues, self.measured_s) {
+            out.push(t);
+        }
         out.extend(self.extra_tables.iter().cloned());
         out
     }
+}
+
+/// The queue counters by drop precedence, one row per (queue, colour) that saw arrivals.
+/// Only when some packet was not green (a marker coloured it): otherwise it would repeat
+/// the queues table.
+fn colour_table(q: &[QueueSummary], measured_s: f64) -> Option<Table> {
+    let coloured = |x: &QueueSummary| x.by_colour[1..].iter().any(|c| c.arrivals > 0);
+    if !q.iter().any(coloured) {
+        return None;
+    }
+    let rows: Vec<(&str, Colour, &ColourCounters)> = q
+        .iter()
+        .flat_map(|x| {
+            Colour::ALL
+                .iter()
+                .map(move |&c| (x.name.as_str(), c, &x.by_colour[c as usize]))
+        })
+        .filter(|(_, _, k)| k.arrivals > 0)
+        .collect();
+    let mut t = Table::new("queue_colours");
+    t.column_of("queue", &rows, |r| r.0.to_string())
+        .column_of("colour", &rows, |r| r.1.name().to_string())
+        .column_of("arrivals", &rows, |r| r.2.arrivals)
+        .column_of("enqueued", &rows, |r| r.2.enqueued)
+        .column_of("dequeued", &rows, |r| r.2.dequeued)
+        .column_of("throughput_bps", &rows, |r| {
+            r.2.dequeued_bytes as f64 * 8.0 / measured_s
+        });
+    for (k, reason) in Reason::ALL.iter().enumerate() {
+        let name = reason.name();
+        t.column_of(&format!("dropped_{name}"), &rows, |r| r.2.dropped[k])
+            .column_of(&format!("marked_{name}"), &rows, |r| r.2.marked[k]);
+    }
+    Some(t)
 }
 
 fn queue_table(q: &[QueueSummary]) -> Table {
@@ -225,6 +263,44 @@ pub(super) fn component_tables<'q>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colour_table_has_a_row_per_queue_and_colour_seen_and_only_if_some_are_not_green() {
+        let mut a = QueueSummary {
+            name: "a".into(),
+            ..Default::default()
+        };
+        a.by_colour[0].arrivals = 5;
+        let mut b = QueueSummary {
+            name: "b".into(),
+            ..Default::default()
+        };
+        b.by_colour[0].arrivals = 3;
+        assert!(colour_table(&[a.clone(), b.clone()], 2.0).is_none());
+        b.by_colour[2].arrivals = 4;
+        b.by_colour[2].dequeued = 2;
+        b.by_colour[2].dequeued_bytes = 1000;
+        b.by_colour[2].dropped[Reason::Early as usize] = 2;
+        let t = colour_table(&[a, b], 2.0).unwrap();
+        assert_eq!(t.len(), 3);
+        assert_eq!(
+            t.column("queue"),
+            Some(&Column::Str(vec!["a".into(), "b".into(), "b".into()]))
+        );
+        assert_eq!(
+            t.column("colour"),
+            Some(&Column::Str(vec![
+                "green".into(),
+                "green".into(),
+                "red".into()
+            ]))
+        );
+        assert_eq!(t.column("dropped_early"), Some(&Column::U64(vec![0, 0, 2])));
+        assert_eq!(
+            t.column("throughput_bps"),
+            Some(&Column::F64(vec![0.0, 0.0, 4000.0]))
+        );
+    }
 
     #[test]
     fn long_table_fills_missing_metrics_with_nan_in_order_of_appearance() {

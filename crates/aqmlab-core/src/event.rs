@@ -6,6 +6,7 @@
 //! leaves its old heap entry behind, which is skipped when popped (lazy deletion is cheaper
 //! than searching the heap, and TCP re-arms its RTO on nearly every ACK).
 
+use crate::queue::QueueId;
 use crate::units::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -17,8 +18,9 @@ pub enum Event {
     Send { source: u32 },
     /// A channel finished serialising its packet and may start the next one.
     TxEnd { channel: u32 },
-    /// A packet reaches a node at the far end of a channel (serialisation + propagation).
-    Arrive { node: u32, packet: u32 },
+    /// A packet reaches the node at the far end of a channel (serialisation +
+    /// propagation); the channel is the node's input port.
+    Arrive { channel: u32, packet: u32 },
     /// A cancellable timer fires (slot, generation).
     Timer { slot: u32, generation: u32 },
     /// A flow's application stops producing data (TCP; UDP sources know their stop time).
@@ -95,8 +97,8 @@ impl EventQueue {
 /// Who a timer belongs to; the simulator routes a fired timer to its owner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerOwner {
-    /// The AQM of an output queue (channel index).
-    Aqm(u32),
+    /// The AQM of a queue.
+    Queue(QueueId),
     /// A TCP flow's retransmission timer and its receiver's delayed-ACK timer (flow index).
     TcpRto(u32),
     TcpDelAck(u32),
@@ -185,12 +187,12 @@ mod tests {
     fn cancelled_timer_is_skipped_and_its_slot_reused() {
         let mut q = EventQueue::new();
         let mut t = Timers::default();
-        let h1 = t.arm(&mut q, 10, TimerOwner::Aqm(0));
+        let h1 = t.arm(&mut q, 10, TimerOwner::Queue(QueueId(0)));
         assert!(t.is_armed(h1));
         t.cancel(h1);
         assert!(!t.is_armed(h1));
         t.cancel(h1); // idempotent
-        let h2 = t.arm(&mut q, 20, TimerOwner::Aqm(1));
+        let h2 = t.arm(&mut q, 20, TimerOwner::Queue(QueueId(1)));
         let mut fired = vec![];
         while let Some((time, ev)) = q.pop() {
             if let Event::Timer { slot, generation } = ev {
@@ -199,7 +201,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(fired, vec![(20, TimerOwner::Aqm(1))]);
+        assert_eq!(fired, vec![(20, TimerOwner::Queue(QueueId(1)))]);
         assert!(!t.is_armed(h2));
     }
 
@@ -207,12 +209,15 @@ mod tests {
     fn a_timer_fires_once() {
         let mut q = EventQueue::new();
         let mut t = Timers::default();
-        t.arm(&mut q, 3, TimerOwner::Aqm(0));
+        t.arm(&mut q, 3, TimerOwner::Queue(QueueId(0)));
         let (_, ev) = q.pop().unwrap();
         let Event::Timer { slot, generation } = ev else {
             panic!()
         };
-        assert_eq!(t.fire(slot, generation), Some(TimerOwner::Aqm(0)));
+        assert_eq!(
+            t.fire(slot, generation),
+            Some(TimerOwner::Queue(QueueId(0)))
+        );
         assert_eq!(t.fire(slot, generation), None);
     }
 }

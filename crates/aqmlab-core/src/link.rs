@@ -1,7 +1,7 @@
 //! One direction of a full-duplex point-to-point link: an output queue feeding a wire of a
 //! given rate and propagation delay, with an optional per-packet loss model.
 
-use crate::queue::OutputQueue;
+use crate::queue::QueueId;
 use crate::rng::Rng;
 use crate::scenario::LossSpec;
 use crate::units::Time;
@@ -123,7 +123,8 @@ pub struct Channel {
     pub bps: u64,
     pub delay: Time,
     pub loss: Loss,
-    pub queue: OutputQueue,
+    /// The output queue that feeds this channel.
+    pub queue: QueueId,
     /// The wire is busy until this time.
     pub busy_until: Time,
     /// A TxEnd event is scheduled for `busy_until`. Without one, the link goes idle at
@@ -134,4 +135,26 @@ pub struct Channel {
     pub active: bool,
     pub lost: u64,
     pub lost_at_warmup: u64,
+}
+
+impl Channel {
+    /// Not transmitting at `now`: its last packet has finished and no TxEnd is pending.
+    #[inline]
+    pub fn is_idle(&self, now: Time) -> bool {
+        !self.txend_pending && now >= self.busy_until
+    }
+
+    /// The lazy-idle rule, in one place. A link goes idle when its last transmission ends,
+    /// but no event marks that instant (see `txend_pending`); whoever looks at the link next
+    /// (an arrival at its queue, or its queue's AQM timer) learns here, once, that it has
+    /// been idle since `busy_until`, for the AQM's idle-time rule (RED's m, ARED...).
+    #[inline]
+    pub fn take_idle(&mut self, now: Time) -> Option<Time> {
+        if self.active && self.is_idle(now) {
+            self.active = false;
+            Some(self.busy_until)
+        } else {
+            None
+        }
+    }
 }

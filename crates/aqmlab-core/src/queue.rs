@@ -155,6 +155,19 @@ pub struct OutputQueue {
     peak_bytes: u64,
 }
 
+/// A queue's identity: its index among the simulator's queues. Today each channel has one
+/// output queue; a switch's virtual output queues will have ids of their own, with no
+/// channel of their own to be named after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QueueId(pub u32);
+
+impl QueueId {
+    #[inline]
+    pub fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// What became of an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admission {

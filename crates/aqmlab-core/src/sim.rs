@@ -11,12 +11,12 @@ use crate::aqm::{Aqm, Discipline, Reason, NUM_COLOURS, NUM_REASONS};
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
-use crate::queue::{Admission, ColourCounters, Limit, OutputQueue};
+use crate::queue::{Admission, ColourCounters, Limit, OutputQueue, QueueId};
 use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    Checked, DupackResponseSpec, FlowKind, FlowSpec, QueueSpec, Scenario, ScenarioErrors,
+    Checked, DupackResponseSpec, FlowKind, FlowSpec, NodeKind, QueueSpec, Scenario, ScenarioErrors,
     TcpVariant,
 };
 use crate::table::Table;
@@ -214,6 +214,17 @@ pub struct RunResults {
     pub extra_tables: Vec<Table>,
 }
 
+/// What a node does with a packet that arrives on one of its input channels: a closed set,
+/// dispatched by `Simulator::arrive` (a CIOQ switch joins as a variant with its input
+/// ports, VOQs and fabric).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Node {
+    /// Sources and sinks: a packet that arrives is delivered.
+    Host,
+    /// Looks the destination up and enqueues on the output channel.
+    Router,
+}
+
 pub struct Simulator<'a> {
     scenario: &'a Scenario,
     now: Time,
@@ -223,7 +234,12 @@ pub struct Simulator<'a> {
     timers: Timers,
     packets: PacketArena,
     routes: Routes,
+    /// What each node does with an arriving packet.
+    nodes: Vec<Node>,
     channels: Vec<Channel>,
+    /// Every queue, by `QueueId`; `drains[q]` is the channel queue q feeds.
+    queues: Vec<OutputQueue>,
+    drains: Vec<u32>,
     /// The UDP source of each flow (None for TCP flows).
     sources: Vec<Option<Source>>,
     flows: Vec<FlowState>,
@@ -254,6 +270,8 @@ impl<'a> Simulator<'a> {
         let seed = s.simulation.seed;
         let run = s.simulation.run;
         let mut channels = Vec::with_capacity(2 * s.links.len());
+        let mut queues = Vec::with_capacity(2 * s.links.len());
+        let mut drains = Vec::with_capacity(2 * s.links.len());
         for (i, l) in s.links.iter().enumerate() {
             let (a, b) = c.link_ends[i];
             let (limit_ab, limit_ba) = c.limits[i];
@@ -269,6 +287,14 @@ impl<'a> Simulator<'a> {
                 ),
             ] {
                 let base = format!("links/{lname}/{dir}");
+                let queue = QueueId(queues.len() as u32);
+                queues.push(build_queue(
+                    q,
+                    limit,
+                    l.bandwidth.0,
+                    Rng::for_component(seed, run, &format!("{base}/aqm")),
+                ));
+                drains.push(channels.len() as u32);
                 channels.push(Channel {
                     link: i as u32,
                     from,
@@ -279,12 +305,7 @@ impl<'a> Simulator<'a> {
                         l.loss.as_ref(),
                         Rng::for_component(seed, run, &format!("{base}/loss")),
                     ),
-                    queue: build_queue(
-                        q,
-                        limit,
-                        l.bandwidth.0,
-                        Rng::for_component(seed, run, &format!("{base}/aqm")),
-                    ),
+                    queue,
                     busy_until: 0,
                     txend_pending: false,
                     active: false,
@@ -335,7 +356,7 @@ impl<'a> Simulator<'a> {
             for m in QUEUE_COUNTERS {
                 push(m);
             }
-            for m in ch.queue.metric_names() {
+            for m in queues[ch.queue.ix()].metric_names() {
                 push(m);
             }
         }
@@ -361,7 +382,17 @@ impl<'a> Simulator<'a> {
             timers: Timers::default(),
             packets: PacketArena::default(),
             routes: s.routes(),
+            nodes: s
+                .nodes
+                .iter()
+                .map(|n| match n.kind {
+                    NodeKind::Host => Node::Host,
+                    NodeKind::Router => Node::Router,
+                })
+                .collect(),
             channels,
+            queues,
+            drains,
             sources,
             flows,
             scratch: vec![],
@@ -403,10 +434,10 @@ impl<'a> Simulator<'a> {
                 }
             }
         }
-        for c in 0..self.channels.len() {
-            if let Some(t) = self.channels[c].queue.aqm.first_timer(0) {
-                self.timers
-                    .arm(&mut self.events, t, TimerOwner::Aqm(c as u32));
+        for q in 0..self.queues.len() {
+            if let Some(t) = self.queues[q].aqm.first_timer(0) {
+                let owner = TimerOwner::Queue(QueueId(q as u32));
+                self.timers.arm(&mut self.events, t, owner);
             }
         }
         if self.warmup > 0 {
@@ -435,22 +466,24 @@ impl<'a> Simulator<'a> {
                     self.channels[channel as usize].txend_pending = false;
                     self.start_tx(channel as usize);
                 }
-                Event::Arrive { node, packet } => self.forward(node as usize, packet),
+                Event::Arrive { channel, packet } => {
+                    let node = self.channels[channel as usize].to;
+                    self.arrive(node as usize, packet);
+                }
                 Event::Timer { slot, generation } => match self.timers.fire(slot, generation) {
                     Some(TimerOwner::TcpRto(f)) => self.on_rto_timer(f as usize),
                     Some(TimerOwner::TcpDelAck(f)) => self.on_delack_timer(f as usize),
-                    Some(TimerOwner::Aqm(c)) => {
-                        let ch = &mut self.channels[c as usize];
-                        // Idleness is reported lazily at the next arrival; a periodic AQM
-                        // must learn of it before its timer acts on the average.
-                        if ch.active && !ch.txend_pending && t >= ch.busy_until {
-                            ch.queue.aqm.on_idle(ch.busy_until);
-                            ch.active = false;
+                    Some(TimerOwner::Queue(id)) => {
+                        let q = &mut self.queues[id.ix()];
+                        // A periodic AQM must learn of an idle period before it acts on it.
+                        let ch = &mut self.channels[self.drains[id.ix()] as usize];
+                        if let Some(since) = ch.take_idle(t) {
+                            q.aqm.on_idle(since);
                         }
-                        let q = &mut ch.queue;
                         let view = q.view();
                         if let Some(next) = q.aqm.on_timer(&view, t) {
-                            self.timers.arm(&mut self.events, next, TimerOwner::Aqm(c));
+                            let owner = TimerOwner::Queue(id);
+                            self.timers.arm(&mut self.events, next, owner);
                         }
                     }
                     None => self.processed -= 1,
@@ -496,6 +529,20 @@ impl<'a> Simulator<'a> {
         self.forward(from as usize, pkt);
     }
 
+    /// A packet arrives at a node from one of its input channels.
+    #[inline]
+    fn arrive(&mut self, node: usize, pkt: u32) {
+        match self.nodes[node] {
+            // Routes relay only through routers, so what reaches a host is for it.
+            Node::Host => {
+                debug_assert_eq!(self.packets.get(pkt).dst as usize, node);
+                self.deliver(pkt)
+            }
+            Node::Router => self.forward(node, pkt),
+        }
+    }
+
+    /// Sends a packet on from `node` (its origin, or a router) towards its destination.
     #[inline]
     fn forward(&mut self, node: usize, pkt: u32) {
         let dst = self.packets.get(pkt).dst as usize;
@@ -553,20 +600,20 @@ impl<'a> Simulator<'a> {
     fn channel_arrive(&mut self, c: usize, pkt: u32) {
         let now = self.now;
         let ch = &mut self.channels[c];
-        let idle = !ch.txend_pending && now >= ch.busy_until;
-        if idle && ch.active {
-            // The link went idle when its last packet finished, not now.
-            ch.queue.aqm.on_idle(ch.busy_until);
-            ch.active = false;
+        let id = ch.queue;
+        let q = &mut self.queues[id.ix()];
+        let idle = ch.is_idle(now);
+        if let Some(since) = ch.take_idle(now) {
+            q.aqm.on_idle(since);
         }
-        let admission = ch.queue.arrive(pkt, &mut self.packets, now);
-        if !ch.queue.evicted.is_empty() {
-            self.drop_evicted(c);
+        let admission = q.arrive(pkt, &mut self.packets, now);
+        if !q.evicted.is_empty() {
+            self.drop_evicted(id);
         }
         let ch = &mut self.channels[c];
         match admission {
             Admission::Dropped(_) => self.drop_packet(pkt),
-            Admission::Enqueued if ch.queue.is_empty() => {}
+            Admission::Enqueued if self.queues[id.ix()].is_empty() => {}
             Admission::Enqueued => {
                 if idle {
                     self.start_tx(c);
@@ -581,21 +628,20 @@ impl<'a> Simulator<'a> {
 
     /// Frees the packets a flow-queue buffer dropped from inside to admit an arrival.
     #[cold]
-    fn drop_evicted(&mut self, c: usize) {
-        let mut ev = std::mem::take(&mut self.channels[c].queue.evicted);
+    fn drop_evicted(&mut self, q: QueueId) {
+        let mut ev = std::mem::take(&mut self.queues[q.ix()].evicted);
         for d in ev.drain(..) {
             self.drop_packet(d);
         }
-        self.channels[c].queue.evicted = ev;
+        self.queues[q.ix()].evicted = ev;
     }
 
     #[inline]
     fn start_tx(&mut self, c: usize) {
         let now = self.now;
         let mut dropped = std::mem::take(&mut self.scratch);
-        let next = self.channels[c]
-            .queue
-            .dequeue(&mut self.packets, now, &mut dropped);
+        let q = self.channels[c].queue;
+        let next = self.queues[q.ix()].dequeue(&mut self.packets, now, &mut dropped);
         for d in dropped.drain(..) {
             self.drop_packet(d);
         }
@@ -609,7 +655,7 @@ impl<'a> Simulator<'a> {
         let lo = now.max(self.warmup);
         let hi = ch.busy_until.min(self.end);
         if hi > lo {
-            ch.queue.busy_ns += hi - lo;
+            self.queues[q.ix()].busy_ns += hi - lo;
         }
         let fate = ch.loss.fate(!self.packets.get(pkt).is_ack);
         if fate == Fate::Mark && self.packets.get(pkt).ecn.is_ect() {
@@ -624,17 +670,16 @@ impl<'a> Simulator<'a> {
             c.window_losses += u64::from(in_window);
             self.packets.free(pkt);
         } else {
-            let to = ch.to;
             self.events.schedule(
                 ch.busy_until + ch.delay,
                 Event::Arrive {
-                    node: to,
+                    channel: c as u32,
                     packet: pkt,
                 },
             );
         }
         let ch = &mut self.channels[c];
-        if !ch.queue.is_empty() {
+        if !self.queues[q.ix()].is_empty() {
             ch.txend_pending = true;
             self.events
                 .schedule(ch.busy_until, Event::TxEnd { channel: c as u32 });

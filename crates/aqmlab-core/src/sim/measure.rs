@@ -7,11 +7,12 @@ impl Simulator<'_> {
     pub(super) fn restart_measurement(&mut self) {
         let now = self.now;
         for ch in &mut self.channels {
-            ch.queue.restart_measurement(now);
-            ch.queue.busy_ns = 0;
+            let q = &mut self.queues[ch.queue.ix()];
+            q.restart_measurement(now);
+            q.busy_ns = 0;
             // A transmission straddling the warm-up counts from the warm-up on.
             if ch.busy_until > now {
-                ch.queue.busy_ns = ch.busy_until.min(self.end) - now;
+                q.busy_ns = ch.busy_until.min(self.end) - now;
             }
             ch.lost_at_warmup = ch.lost;
         }
@@ -32,7 +33,7 @@ impl Simulator<'_> {
         self.ts.time_s.push(secs(now));
         for (c, ch) in self.channels.iter().enumerate() {
             let base = self.ts_base[c];
-            let q = &ch.queue;
+            let q = &self.queues[ch.queue.ix()];
             self.ts.series[base].values.push(q.len_pkts() as f64);
             self.ts.series[base + 1].values.push(q.len_bytes() as f64);
             let c = &q.counters;
@@ -79,7 +80,7 @@ impl Simulator<'_> {
     pub(super) fn check_conservation(&self) -> Result<(), SimError> {
         let fail = |m: String| Err(SimError::Conservation(m));
         for ch in &self.channels {
-            if let Err(e) = ch.queue.check_conservation() {
+            if let Err(e) = self.queues[ch.queue.ix()].check_conservation() {
                 return fail(format!("queue {}: {e}", queue_name(self.scenario, ch)));
             }
         }
@@ -90,11 +91,7 @@ impl Simulator<'_> {
             in_flight[p.flow as usize][p.is_ack as usize] += 1;
         }
         let live: u64 = in_flight.iter().map(|x| x[0] + x[1]).sum();
-        let waiting: u64 = self
-            .channels
-            .iter()
-            .map(|c| c.queue.len_pkts() as u64)
-            .sum();
+        let waiting: u64 = self.queues.iter().map(|q| q.len_pkts() as u64).sum();
         let on_wire = self.events.count(|e| matches!(e, Event::Arrive { .. })) as u64;
         if live != waiting + on_wire {
             return fail(format!(
@@ -130,8 +127,8 @@ impl Simulator<'_> {
 
     pub(super) fn finish(mut self) -> Result<RunResults, SimError> {
         let end = self.end;
-        for ch in &mut self.channels {
-            ch.queue.finish(end);
+        for q in &mut self.queues {
+            q.finish(end);
         }
         self.check_conservation()?;
         let s = self.scenario;
@@ -140,7 +137,7 @@ impl Simulator<'_> {
             .channels
             .iter()
             .map(|ch| {
-                let q = &ch.queue;
+                let q = &self.queues[ch.queue.ix()];
                 let c = q.counters.minus(&q.at_warmup);
                 let lw = &q.level;
                 let so: &LogHistogram = &q.sojourn;
@@ -250,7 +247,7 @@ impl Simulator<'_> {
         let extra_tables = tables::component_tables(
             self.channels
                 .iter()
-                .map(|ch| (queue_name(s, ch), &ch.queue)),
+                .map(|ch| (queue_name(s, ch), &self.queues[ch.queue.ix()])),
         );
         Ok(RunResults {
             queues,

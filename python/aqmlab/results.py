@@ -80,6 +80,9 @@ class Results:
             segments, smoothed RTT in seconds, cumulative delivered_pkts (unique segments
             delivered in order) (flows with ``trace = true``).
         queue_dist: fraction of time each queue held exactly ``n_pkts`` waiting packets.
+        queue_colours (only when a marker coloured some packet): the queue counters by
+            drop precedence, one row per (queue, colour seen): arrivals, enqueued,
+            dequeued, throughput_bps, dropped_<reason>, marked_<reason>.
         tables: every table above, then those components add (each SFB queue's bins at
             the end of the run, ...), by name.
     """

@@ -858,11 +858,9 @@ mod tests {
     }
 
     fn coloured(a: &mut PacketArena, size: u32, colour: Colour) -> u32 {
-        a.alloc(Packet {
-            size,
-            colour,
-            ..Default::default()
-        })
+        let i = pkt(a, size, Ecn::NotEct);
+        a.get_mut(i).colour = colour;
+        i
     }
 
     /// Each drop precedence keeps its own backlog (what an AQM sees) and counters, through

@@ -82,11 +82,7 @@ fn colour_table(q: &[QueueSummary], measured_s: f64) -> Option<Table> {
         .column_of("throughput_bps", &rows, |r| {
             r.2.dequeued_bytes as f64 * 8.0 / measured_s
         });
-    for (k, reason) in Reason::ALL.iter().enumerate() {
-        let name = reason.name();
-        t.column_of(&format!("dropped_{name}"), &rows, |r| r.2.dropped[k])
-            .column_of(&format!("marked_{name}"), &rows, |r| r.2.marked[k]);
-    }
+    reason_columns(&mut t, &rows, |r| (&r.2.dropped, &r.2.marked));
     Some(t)
 }
 
@@ -114,13 +110,20 @@ fn queue_table(q: &[QueueSummary]) -> Table {
         .column_of("p90_sojourn_s", q, |x| x.p90_sojourn_s)
         .column_of("p99_sojourn_s", q, |x| x.p99_sojourn_s)
         .column_of("max_sojourn_s", q, |x| x.max_sojourn_s);
-    for (k, reason) in Reason::ALL.iter().enumerate() {
-        let name = reason.name();
-        t.column_of(&format!("dropped_{name}"), q, |x| x.dropped[k])
-            .column_of(&format!("marked_{name}"), q, |x| x.marked[k]);
-    }
+    reason_columns(&mut t, q, |x| (&x.dropped, &x.marked));
     t
 }
+
+/// `dropped_<reason>` and `marked_<reason>` for every reason, in `Reason::ALL` order.
+fn reason_columns<R>(t: &mut Table, rows: &[R], counts: impl Fn(&R) -> (&Counts, &Counts)) {
+    for (k, reason) in Reason::ALL.iter().enumerate() {
+        let name = reason.name();
+        t.column_of(&format!("dropped_{name}"), rows, |x| counts(x).0[k])
+            .column_of(&format!("marked_{name}"), rows, |x| counts(x).1[k]);
+    }
+}
+
+type Counts = [u64; crate::aqm::NUM_REASONS];
 
 fn flow_table(f: &[FlowSummary]) -> Table {
     let mut t = Table::new("flows");

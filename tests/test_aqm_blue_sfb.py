@@ -5,6 +5,8 @@ import pytest
 import aqmlab
 from aqmlab import scenario as sc
 
+from common import dumbbell
+
 BLUE_METRICS = ["p_m", "last_update", "increments", "decrements"]
 SFB_METRICS = [
     "p_min",
@@ -19,29 +21,20 @@ SFB_METRICS = [
 
 def _bottleneck(aqm, *, limit_pkts=None, limit_bytes=None, cbr_rate="12Mbps"):
     """Two TCP flows with ECN and an unresponsive CBR flow at 1.2x a 10 Mb/s link."""
-    access = sc.queue(limit_pkts=1000)
-    return sc.scenario(
-        duration="6s",
-        warmup="1s",
-        seed=3,
-        sample_interval="100ms",
-        nodes=[sc.host("a"), sc.host("b"), sc.router("r"), sc.host("d")],
-        links=[
-            sc.link("a", "r", bandwidth="100Mbps", delay="1ms", queue=access),
-            sc.link("b", "r", bandwidth="100Mbps", delay="1ms", queue=access),
-            sc.link(
-                "r",
-                "d",
-                bandwidth="10Mbps",
-                delay="20ms",
-                queue=sc.queue(limit_pkts=limit_pkts, limit_bytes=limit_bytes, aqm=aqm),
-            ),
-        ],
-        flows=[
+    return dumbbell(
+        [
             sc.tcp("t1", "a", "d", ecn=True),
             sc.tcp("t2", "a", "d", ecn=True, start="200ms"),
             sc.cbr("u", "b", "d", packet_size=1000, rate=cbr_rate),
         ],
+        hosts=("a", "b", "d"),
+        routers=("r",),
+        left_to_right=True,
+        queue=sc.queue(limit_pkts=limit_pkts, limit_bytes=limit_bytes, aqm=aqm),
+        duration="6s",
+        warmup="1s",
+        seed=3,
+        sample_interval="100ms",
     )
 
 

@@ -7,6 +7,8 @@ import pytest
 import aqmlab
 from aqmlab import scenario as sc
 
+from common import dumbbell
+
 METRICS = {
     "feng_red": ["avg", "p_b", "p_a", "count", "max_p", "status"],
     "psand": ["avg", "p_b", "p_a", "count", "max_p", "beta"],
@@ -18,29 +20,18 @@ BUILDERS = {"feng_red": sc.feng_red, "psand": sc.psand, "pi": sc.pi}
 
 def bottleneck(aqm, byte_mode):
     """Four TCP flows through a 10 Mb/s bottleneck for 4 s."""
-    access = sc.queue(limit_pkts=1000)
     limit = {"limit_bytes": 100_000} if byte_mode else {"limit_pkts": 100}
-    return sc.scenario(
+    return dumbbell(
+        [sc.tcp(f"f{i}", f"s{i}", "d", packet_size=1000) for i in range(4)],
+        hosts=[*(f"s{i}" for i in range(4)), "d"],
+        routers=("r",),
+        left_to_right=True,
+        queue=sc.queue(**limit, aqm=aqm),
+        reverse_queue=sc.queue(limit_pkts=1000),
         duration="4s",
         warmup="0s",
         seed=3,
         sample_interval="100ms",
-        nodes=[*(sc.host(f"s{i}") for i in range(4)), sc.router("r"), sc.host("d")],
-        links=[
-            *(
-                sc.link(f"s{i}", "r", bandwidth="100Mbps", delay="1ms", queue=access)
-                for i in range(4)
-            ),
-            sc.link(
-                "r",
-                "d",
-                bandwidth="10Mbps",
-                delay="20ms",
-                queue=sc.queue(**limit, aqm=aqm),
-                reverse_queue=access,
-            ),
-        ],
-        flows=[sc.tcp(f"f{i}", f"s{i}", "d", packet_size=1000) for i in range(4)],
     )
 
 

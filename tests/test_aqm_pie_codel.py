@@ -6,23 +6,23 @@ import pytest
 import aqmlab
 from aqmlab import scenario as sc
 
+from common import dumbbell
 
-def dumbbell(aqm, limit_pkts=None, limit_bytes=None):
-    nodes = [sc.router("r"), sc.host("dst"), sc.host("s0"), sc.host("s1")]
-    links = [
-        sc.link(
-            "r",
-            "dst",
-            bandwidth="10Mbps",
-            delay="10ms",
-            queue=sc.queue(limit_pkts=limit_pkts, limit_bytes=limit_bytes, aqm=aqm),
-        ),
-        sc.link("s0", "r", bandwidth="1Gbps", delay="2ms", queue=sc.queue(limit_pkts=10000)),
-        sc.link("s1", "r", bandwidth="1Gbps", delay="12ms", queue=sc.queue(limit_pkts=10000)),
-    ]
-    flows = [sc.tcp("t0", "s0", "dst"), sc.tcp("t1", "s1", "dst", start="200ms")]
-    return sc.scenario(
-        duration="8s", warmup="2s", nodes=nodes, links=links, flows=flows, sample_interval="50ms"
+
+def scenario(aqm, limit_pkts=None, limit_bytes=None):
+    return dumbbell(
+        [sc.tcp("t0", "s0", "dst"), sc.tcp("t1", "s1", "dst", start="200ms")],
+        hosts=("dst", "s0", "s1"),
+        receivers=("dst",),
+        routers=("r",),
+        delay="10ms",
+        queue=sc.queue(limit_pkts=limit_pkts, limit_bytes=limit_bytes, aqm=aqm),
+        access_bandwidth="1Gbps",
+        access_delay={"s0": "2ms", "s1": "12ms"},
+        access_queue=sc.queue(limit_pkts=10000),
+        duration="8s",
+        warmup="2s",
+        sample_interval="50ms",
     )
 
 
@@ -67,7 +67,7 @@ CASES = [
 @pytest.mark.parametrize("limit", [{"limit_pkts": 1000}, {"limit_bytes": "1MB"}])
 @pytest.mark.parametrize(("aqm", "metrics"), CASES)
 def test_builder_scenarios_run_and_report_their_metrics(aqm, metrics, limit):
-    r = aqmlab.run(dumbbell(aqm, **limit))
+    r = aqmlab.run(scenario(aqm, **limit))
     q = r.queues.set_index("name").loc["r->dst"]
     assert q["aqm"] == aqm["type"]
     assert q["dequeued"] > 1000
@@ -81,24 +81,24 @@ def test_builder_scenarios_run_and_report_their_metrics(aqm, metrics, limit):
 def test_builder_emits_exactly_the_file_schema():
     assert sc.codel() == {"type": "codel"}
     assert sc.codel(target="10ms", ecn=True) == {"type": "codel", "target": "10ms", "ecn": True}
-    aqm = aqmlab.canonical(dumbbell(sc.codel(), limit_pkts=100))["links"][0]["queue"]["aqm"]
+    aqm = aqmlab.canonical(scenario(sc.codel(), limit_pkts=100))["links"][0]["queue"]["aqm"]
     assert aqm["type"] == "codel" and aqm["target"] == "5ms" and aqm["interval"] == "100ms"
 
 
 def test_invalid_parameters_name_their_field():
     with pytest.raises(aqmlab.ScenarioError) as e:
-        aqmlab.validate(dumbbell(sc.codel(target="0ms"), limit_pkts=100))
+        aqmlab.validate(scenario(sc.codel(target="0ms"), limit_pkts=100))
     assert e.value.path == "links[0].queue.aqm.target"
     with pytest.raises(aqmlab.ScenarioError) as e:
-        aqmlab.validate(dumbbell(sc.pie(dq_threshold=1000), limit_pkts=100))
+        aqmlab.validate(scenario(sc.pie(dq_threshold=1000), limit_pkts=100))
     assert e.value.path == "links[0].queue.aqm.dq_threshold"
     with pytest.raises(aqmlab.ScenarioError) as e:
-        aqmlab.validate(dumbbell(sc.fq_codel(flows=0), limit_pkts=100))
+        aqmlab.validate(scenario(sc.fq_codel(flows=0), limit_pkts=100))
     assert e.value.path == "links[0].queue.aqm.flows"
 
 
 def test_fq_codel_reports_its_active_flows():
-    r = aqmlab.run(dumbbell(sc.fq_codel(), limit_pkts=20))
+    r = aqmlab.run(scenario(sc.fq_codel(), limit_pkts=20))
     ts = r.timeseries[r.timeseries["queue"] == "r->dst"]
     # Two TCP flows share the port: at most two sub-queues hold packets.
     assert ts["active_flows"].max() == 2

@@ -5,18 +5,17 @@ import pytest
 import aqmlab
 from aqmlab import scenario as sc
 
+from common import dumbbell
 
-def dumbbell(aqm, n=10, duration="20s"):
-    nodes = [sc.router("r0"), sc.router("r1"), sc.host("s"), sc.host("d")]
-    links = [
-        sc.link(
-            "r0", "r1", bandwidth="10Mbps", delay="20ms", queue=sc.queue(limit_pkts=100, aqm=aqm)
-        ),
-        sc.link("s", "r0", bandwidth="1Gbps", delay="1ms", queue=sc.queue(limit_pkts=10000)),
-        sc.link("r1", "d", bandwidth="1Gbps", delay="1ms", queue=sc.queue(limit_pkts=10000)),
-    ]
-    flows = [sc.tcp(f"f{i}", "s", "d", ecn=True) for i in range(n)]
-    return sc.scenario(duration=duration, nodes=nodes, links=links, flows=flows)
+
+def scenario(aqm, n=10, duration="20s"):
+    return dumbbell(
+        [sc.tcp(f"f{i}", "s", "d", ecn=True) for i in range(n)],
+        queue=sc.queue(limit_pkts=100, aqm=aqm),
+        access_bandwidth="1Gbps",
+        access_queue=sc.queue(limit_pkts=10000),
+        duration=duration,
+    )
 
 
 def test_rem_builder_emits_the_file_schema():
@@ -29,7 +28,7 @@ def test_rem_builder_emits_the_file_schema():
 
 
 def test_rem_price_and_probability_are_in_the_time_series():
-    r = aqmlab.run(dumbbell(sc.rem(ecn=True)))
+    r = aqmlab.run(scenario(sc.rem(ecn=True)))
     ts = r.timeseries
     q = ts[ts["queue"] == "r0->r1"]
     assert {"price", "prob", "x_avg"} <= set(q.columns)
@@ -50,5 +49,5 @@ def test_rem_price_and_probability_are_in_the_time_series():
 )
 def test_rem_fields_are_validated_with_their_paths(params, path):
     with pytest.raises(aqmlab.ScenarioError) as e:
-        aqmlab.validate(dumbbell(sc.rem(**params)))
+        aqmlab.validate(scenario(sc.rem(**params)))
     assert e.value.path == f"links[0].queue.aqm.{path}"

@@ -29,6 +29,8 @@ import tomli_w
 from aqmlab import _core
 from aqmlab.results import Results
 
+from common import dumbbell
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SCENARIOS_MD = DOCS / "scenarios.md"
@@ -108,29 +110,14 @@ def _errors(s: dict) -> list[tuple[str, str, str]]:
 
 def _network() -> dict:
     """h0 - r0 - r1 - h1; links[1] is the bottleneck."""
-    access = {"limit_pkts": 1000}
-    return {
-        "schema_version": 1,
-        "simulation": {"duration": "10s"},
-        "nodes": [
-            {"name": "h0", "type": "host"},
-            {"name": "r0", "type": "router"},
-            {"name": "r1", "type": "router"},
-            {"name": "h1", "type": "host"},
-        ],
-        "links": [
-            {"a": "h0", "b": "r0", "bandwidth": "100Mbps", "delay": "1ms", "queue": access},
-            {
-                "a": "r0",
-                "b": "r1",
-                "bandwidth": "10Mbps",
-                "delay": "20ms",
-                "queue": {"limit_pkts": 50},
-            },
-            {"a": "r1", "b": "h1", "bandwidth": "100Mbps", "delay": "1ms", "queue": access},
-        ],
-        "flows": [],
-    }
+    return dumbbell(
+        [],
+        hosts=("h0", "h1"),
+        receivers=("h1",),
+        left_to_right=True,
+        queue={"limit_pkts": 50},
+        duration="10s",
+    )
 
 
 FLOW = {"name": "f", "src": "h0", "dst": "h1", "packet_size": 1000}

@@ -8,6 +8,8 @@ import pytest
 import aqmlab
 from aqmlab import scenario as sc
 
+from common import dumbbell
+
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "scenarios").glob("*.toml"))
 
@@ -54,21 +56,17 @@ def test_cumulative_counters_give_exact_period_statistics():
     of the two runs are the same simulation)."""
 
     def scen(duration):
-        nodes = [sc.router("r0"), sc.router("r1"), sc.host("s"), sc.host("d")]
-        links = [
-            sc.link("r0", "r1", bandwidth="5Mbps", delay="10ms", queue=sc.queue(limit_pkts=30)),
-            sc.link("s", "r0", bandwidth="100Mbps", delay="1ms", queue=sc.queue(limit_pkts=999)),
-            sc.link("r1", "d", bandwidth="100Mbps", delay="1ms", queue=sc.queue(limit_pkts=999)),
-        ]
         flows = [sc.tcp(f"t{i}", "s", "d", trace=True, start=f"{i * 100}ms") for i in range(4)]
         flows.append(sc.poisson("p", "s", "d", rate="1Mbps", packet_size=500))
-        return sc.scenario(
+        return dumbbell(
+            flows,
+            bandwidth="5Mbps",
+            delay="10ms",
+            queue=sc.queue(limit_pkts=30),
+            access_queue=sc.queue(limit_pkts=999),
             duration=duration,
             warmup="2s",
             sample_interval="1s",
-            nodes=nodes,
-            links=links,
-            flows=flows,
         )
 
     a = aqmlab.run(scen("10s"))

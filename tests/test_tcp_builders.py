@@ -3,17 +3,21 @@
 import aqmlab
 from aqmlab import scenario as sc
 
+from common import dumbbell
 
-def dumbbell(flows, duration="20s"):
+
+def scenario(flows, duration="20s"):
+    """Senders (named s...) behind r0, the other hosts behind r1; every access link is
+    written host -> router, hosts in name order."""
     hosts = sorted({f["src"] for f in flows} | {f["dst"] for f in flows})
-    nodes = [sc.router("r0"), sc.router("r1"), *(sc.host(h) for h in hosts)]
-    links = [sc.link("r0", "r1", bandwidth="10Mbps", delay="20ms", queue=sc.queue(limit_pkts=50))]
-    for h in hosts:
-        r = "r0" if h.startswith("s") else "r1"
-        links.append(
-            sc.link(h, r, bandwidth="100Mbps", delay="1ms", queue=sc.queue(limit_pkts=1000))
-        )
-    return sc.scenario(duration=duration, nodes=nodes, links=links, flows=flows)
+    return dumbbell(
+        flows,
+        hosts=hosts,
+        receivers=[h for h in hosts if not h.startswith("s")],
+        queue=sc.queue(limit_pkts=50),
+        host_to_router=True,
+        duration=duration,
+    )
 
 
 def test_tcp_builder_emits_the_file_schema_and_runs():
@@ -29,7 +33,7 @@ def test_tcp_builder_emits_the_file_schema_and_runs():
         "bytes": "1MB",
         "min_rto": "1s",
     }
-    r = aqmlab.run(dumbbell([f]))
+    r = aqmlab.run(scenario([f]))
     row = r.flows.iloc[0]
     # 1 MB in 1000-byte segments on an idle 10 Mb/s path completes well inside 20 s.
     assert 0.8 < row["completion_time_s"] < 5.0
@@ -39,7 +43,7 @@ def test_tcp_builder_emits_the_file_schema_and_runs():
 def test_tcp_fields_are_validated_with_their_paths():
     f = sc.tcp("t", "s0", "d0", min_rto="2s", max_rto="1s")
     try:
-        aqmlab.validate(dumbbell([f]))
+        aqmlab.validate(scenario([f]))
     except aqmlab.ScenarioError as e:
         assert e.path == "flows[0].min_rto"
         assert "must be <= max_rto" in e.message
@@ -48,7 +52,7 @@ def test_tcp_fields_are_validated_with_their_paths():
     u = sc.cbr("u", "s0", "d0", rate="1Mbps", packet_size=1000)
     u["variant"] = "reno"
     try:
-        aqmlab.validate(dumbbell([u]))
+        aqmlab.validate(scenario([u]))
     except aqmlab.ScenarioError as e:
         assert e.path == "flows[0].variant" and "not a field of type" in e.message
     else:
@@ -68,7 +72,7 @@ def test_staged_arrivals_start_per_stage():
         "100500000000ns",
     ]
     assert [f["name"] for f in flows] == [f"ftp.{k}" for k in range(6)]
-    c = aqmlab.canonical(dumbbell(flows, duration="120s"))
+    c = aqmlab.canonical(scenario(flows, duration="120s"))
     assert c["flows"][2]["start"] == "50s"
 
 
@@ -88,5 +92,5 @@ def test_random_sessions_are_reproducible_and_respect_the_horizon():
     assert all(f["src"] != f["dst"] for f in a)
     starts = [int(f["start"][:-2]) / 1e9 for f in a]
     assert all(1.0 <= t < 15.0 for t in starts) and starts == sorted(starts)
-    r = aqmlab.run(dumbbell(a, duration="15s"))
+    r = aqmlab.run(scenario(a, duration="15s"))
     assert len(r.flows) == len(a) and r.flows["received_pkts"].sum() > 0

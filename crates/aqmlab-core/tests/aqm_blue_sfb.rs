@@ -26,50 +26,20 @@ fn dumbbell(
     aqm: &str,
     secs: u64,
 ) -> String {
-    let mut s = format!(
-        r#"
-schema_version = 1
-[simulation]
-duration = "{secs}s"
-warmup = "10s"
-seed = 11
-[[nodes]]
-name = "r"
-type = "router"
-[[nodes]]
-name = "dst"
-type = "host"
-[[links]]
-a = "r"
-b = "dst"
-bandwidth = "{bw}"
-delay = "20ms"
-queue = {{ {limit}, aqm = {aqm} }}
-"#
+    let mut s = common::dumbbell(
+        &format!("duration = \"{secs}s\"\nwarmup = \"10s\"\nseed = 11"),
+        bw,
+        "20ms",
+        &format!("{{ {limit}, aqm = {aqm} }}"),
     );
-    let mut host = |name: &str| {
-        s += &format!(
-            r#"
-[[nodes]]
-name = "{name}"
-type = "host"
-[[links]]
-a = "{name}"
-b = "r"
-bandwidth = "1Gbps"
-delay = "1ms"
-queue = {{ limit_pkts = 100000 }}
-"#
-        );
-    };
     for i in 0..n {
-        host(&format!("s{i}"));
+        s.sender(&format!("s{i}"), "1ms", 100_000);
     }
     if cbr.is_some() {
-        host("u");
+        s.sender("u", "1ms", 100_000);
     }
     for i in 0..n {
-        s += &format!(
+        s.toml(&format!(
             r#"
 [[flows]]
 name = "tcp{i}"
@@ -82,10 +52,10 @@ ecn = {ecn}
 start = "{}ms"
 "#,
             100 * i
-        );
+        ));
     }
     if let Some(rate) = cbr {
-        s += &format!(
+        s.toml(&format!(
             r#"
 [[flows]]
 name = "cbr"
@@ -95,9 +65,9 @@ dst = "dst"
 packet_size = 1000
 rate = "{rate}"
 "#
-        );
+        ));
     }
-    s
+    s.text()
 }
 
 /// Overflow drops as a fraction of the bottleneck's arrivals in the measurement window.

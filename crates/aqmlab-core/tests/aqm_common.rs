@@ -11,6 +11,8 @@
 //! a critically loaded queue that empties now and then (RED 5:15 here: 4% idle, loss
 //! 0.233), so "0.2 whatever the AQM" is a property of smooth unresponsive traffic.
 
+mod common;
+
 use aqmlab_core::scenario::load;
 
 /// (name, aqm table for packet mode, aqm table for byte mode)
@@ -79,44 +81,26 @@ fn scenario(aqm: &str, byte_mode: bool) -> String {
     } else {
         "limit_pkts = 100"
     };
-    format!(
-        r#"
-schema_version = 1
-[simulation]
-duration = "30s"
+    common::chain(
+        r#"duration = "30s"
 warmup = "5s"
 seed = 11
-sample_interval = "10ms"
-[[nodes]]
-name = "a"
-type = "host"
-[[nodes]]
-name = "r"
-type = "router"
-[[nodes]]
-name = "b"
-type = "host"
-[[links]]
-a = "a"
-b = "r"
-bandwidth = "1Gbps"
-delay = "1ms"
-queue = {{ limit_pkts = 100000 }}
-[[links]]
-a = "r"
-b = "b"
-bandwidth = "10Mbps"
-delay = "10ms"
-queue = {{ {limit}, aqm = {aqm} }}
-[[flows]]
+sample_interval = "10ms""#,
+        "b",
+        ("1Gbps", "1ms", "{ limit_pkts = 100000 }"),
+        ("10Mbps", "10ms", &format!("{{ {limit}, aqm = {aqm} }}")),
+    )
+    .toml(
+        r#"[[flows]]
 name = "u"
 type = "cbr"
 src = "a"
 dst = "b"
 packet_size = 1000
 rate = "12.5Mbps"
-"#
+"#,
     )
+    .text()
 }
 
 #[test]

@@ -30,41 +30,24 @@ fn dumbbell(
     } else {
         format!("limit_pkts = {limit}")
     };
-    let mut s = format!(
-        r#"
-schema_version = 1
-[simulation]
-duration = "{duration_s}s"
-warmup = "0s"
-seed = 11
-sample_interval = "100ms"
-[[nodes]]
-name = "r"
-type = "router"
-[[nodes]]
-name = "dst"
-type = "host"
-[[links]]
-a = "r"
-b = "dst"
-bandwidth = "{bw}"
-delay = "{delay_ms}ms"
-queue = {{ {queue}, aqm = {aqm} }}
-reverse_queue = {{ limit_pkts = 10000 }}
-"#
+    let mut s = common::dumbbell(
+        &format!(
+            "duration = \"{duration_s}s\"\nwarmup = \"0s\"\nseed = 11\nsample_interval = \"100ms\""
+        ),
+        bw,
+        &format!("{delay_ms}ms"),
+        &format!("{{ {queue}, aqm = {aqm} }}"),
     );
+    s.reverse_queue("{ limit_pkts = 10000 }");
     for i in 0..n {
-        s += &format!(
+        // Slightly different RTTs break phase locking.
+        s.sender(
+            &format!("s{i}"),
+            &format!("{}us", 1000 + 37 * i as u64),
+            10_000,
+        )
+        .toml(&format!(
             r#"
-[[nodes]]
-name = "s{i}"
-type = "host"
-[[links]]
-a = "s{i}"
-b = "r"
-bandwidth = "1Gbps"
-delay = "{}us"
-queue = {{ limit_pkts = 10000 }}
 [[flows]]
 name = "f{i}"
 type = "tcp"
@@ -74,11 +57,10 @@ dst = "dst"
 packet_size = 1000
 start = "{}ms"
 "#,
-            1000 + 37 * i as u64, // slightly different RTTs break phase locking
             start(i)
-        );
+        ));
     }
-    s
+    s.text()
 }
 
 fn series<'a>(r: &'a RunResults, metric: &str) -> &'a Series {

@@ -38,40 +38,22 @@ fn cbr(access_ms: u64, rate: &str) -> Flow {
 }
 
 fn dumbbell(limit: &str, aqm: &str, flows: &[Flow], duration_s: u64, warmup_s: u64) -> String {
-    let mut s = format!(
-        r#"
-schema_version = 1
-[simulation]
-duration = "{duration_s}s"
-warmup = "{warmup_s}s"
-seed = 3
-[[nodes]]
-name = "r"
-type = "router"
-[[nodes]]
-name = "dst"
-type = "host"
-[[links]]
-a = "r"
-b = "dst"
-bandwidth = "10Mbps"
-delay = "10ms"
-queue = {{ {limit}, aqm = {aqm} }}
-reverse_queue = {{ limit_pkts = 100000 }}
-"#
+    let mut s = common::dumbbell(
+        &format!("duration = \"{duration_s}s\"\nwarmup = \"{warmup_s}s\"\nseed = 3"),
+        "10Mbps",
+        "10ms",
+        &format!("{{ {limit}, aqm = {aqm} }}"),
     );
+    s.reverse_queue("{ limit_pkts = 100000 }");
     for (i, f) in flows.iter().enumerate() {
-        s += &format!(
-            "[[nodes]]\nname = \"s{i}\"\ntype = \"host\"\n\
-             [[links]]\na = \"s{i}\"\nb = \"r\"\nbandwidth = \"1Gbps\"\ndelay = \"{}ms\"\n\
-             queue = {{ limit_pkts = 100000 }}\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"dst\"\nstart = \"{}ms\"\n{}",
-            f.access_ms,
-            i * 100,
-            f.body
-        );
+        s.sender(&format!("s{i}"), &format!("{}ms", f.access_ms), 100_000)
+            .toml(&format!(
+                "[[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"dst\"\nstart = \"{}ms\"\n{}",
+                i * 100,
+                f.body
+            ));
     }
-    s
+    s.text()
 }
 
 fn bottleneck(r: &RunResults) -> &QueueSummary {

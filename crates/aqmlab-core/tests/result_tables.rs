@@ -8,36 +8,23 @@ use aqmlab_core::table::{Column, Table};
 
 /// Two hosts through a router; the bottleneck r->d runs SFB (4 levels of 8 bins), one TCP flow
 /// is traced, one CBR flow is not; 10 samples.
-const SCENARIO: &str = r#"
-schema_version = 1
-[simulation]
-duration = "2s"
+fn scenario() -> String {
+    common::chain(
+        r#"duration = "2s"
 warmup = "500ms"
 seed = 4
-sample_interval = "200ms"
-[[nodes]]
-name = "a"
-type = "host"
-[[nodes]]
-name = "r"
-type = "router"
-[[nodes]]
-name = "d"
-type = "host"
-[[links]]
-a = "a"
-b = "r"
-bandwidth = "100Mbps"
-delay = "1ms"
-queue = { limit_pkts = 100 }
-[[links]]
-a = "r"
-b = "d"
-bandwidth = "5Mbps"
-delay = "10ms"
-queue = { limit_pkts = 40, aqm = { type = "sfb", levels = 4, bins = 8 } }
-reverse_queue = { limit_pkts = 40 }
-[[flows]]
+sample_interval = "200ms""#,
+        "d",
+        ("100Mbps", "1ms", "{ limit_pkts = 100 }"),
+        (
+            "5Mbps",
+            "10ms",
+            r#"{ limit_pkts = 40, aqm = { type = "sfb", levels = 4, bins = 8 } }"#,
+        ),
+    )
+    .reverse_queue("{ limit_pkts = 40 }")
+    .toml(
+        r#"[[flows]]
 name = "t"
 type = "tcp"
 src = "a"
@@ -51,7 +38,10 @@ src = "a"
 dst = "d"
 packet_size = 1000
 rate = "3Mbps"
-"#;
+"#,
+    )
+    .text()
+}
 
 fn table<'a>(tables: &'a [Table], name: &str) -> &'a Table {
     tables
@@ -69,7 +59,7 @@ fn strings(t: &Table, col: &str) -> Vec<String> {
 
 #[test]
 fn standard_tables_come_first_then_the_tables_components_add() {
-    let r = common::run(SCENARIO);
+    let r = common::run(&scenario());
     let tables = r.tables();
     let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names[..5], STANDARD_TABLES);
@@ -83,7 +73,7 @@ fn standard_tables_come_first_then_the_tables_components_add() {
 
 #[test]
 fn summary_tables_hold_the_typed_summaries_in_order() {
-    let r = common::run(SCENARIO);
+    let r = common::run(&scenario());
     let tables = r.tables();
     let q = table(&tables, "queues");
     assert_eq!(
@@ -119,7 +109,7 @@ fn summary_tables_hold_the_typed_summaries_in_order() {
 
 #[test]
 fn time_series_are_one_long_table_per_kind() {
-    let r = common::run(SCENARIO);
+    let r = common::run(&scenario());
     let tables = r.tables();
     let n = r.timeseries.time_s.len();
     assert_eq!(n, 10);
@@ -159,7 +149,7 @@ fn time_series_are_one_long_table_per_kind() {
 
 #[test]
 fn a_component_table_has_the_queue_first_and_a_row_per_bin() {
-    let r = common::run(SCENARIO);
+    let r = common::run(&scenario());
     let tables = r.tables();
     let bins = table(&tables, "sfb_bins");
     assert_eq!(

@@ -26,8 +26,10 @@
 //! threads (`std::thread::scope`). In a debug build every simulation test skips
 //! itself with a message on stderr; the analytic formulas are still checked.
 
-use aqmlab_core::scenario::load;
-use aqmlab_core::sim::{QueueSummary, RunResults};
+mod common;
+
+use aqmlab_core::sim::RunResults;
+use common::{queue, run};
 use std::thread;
 
 const SEED: u64 = 1;
@@ -51,11 +53,6 @@ fn skip_in_debug(test: &str) -> bool {
     false
 }
 
-fn run(text: &str) -> RunResults {
-    let sc = load(text).expect("valid scenario");
-    aqmlab_core::run(&sc).expect("run succeeds")
-}
-
 /// Runs the jobs on their own threads (the machine's cores share them), results in order.
 fn parallel<T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + '_>>) -> Vec<T> {
     thread::scope(|s| {
@@ -65,13 +62,6 @@ fn parallel<T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + '_>>) -> Vec<T> {
             .map(|h| h.join().expect("simulation thread"))
             .collect()
     })
-}
-
-fn queue<'a>(r: &'a RunResults, name: &str) -> &'a QueueSummary {
-    r.queues
-        .iter()
-        .find(|q| q.name == name)
-        .unwrap_or_else(|| panic!("no queue {name}"))
 }
 
 /// Transmission time in seconds of `bytes` at `bps`.
@@ -482,39 +472,15 @@ fn dumbbell_bdp() -> f64 {
 }
 
 fn dumbbell(n: usize, buffer: u32, stagger_s: f64, duration_s: u64, warmup_s: u64) -> String {
-    let mut s = format!(
-        r#"
-schema_version = 1
-[simulation]
-duration = "{duration_s}s"
-warmup = "{warmup_s}s"
-seed = {SEED}
-[[nodes]]
-name = "r"
-type = "router"
-[[nodes]]
-name = "dst"
-type = "host"
-[[links]]
-a = "r"
-b = "dst"
-bandwidth = "10Mbps"
-delay = "49ms"
-queue = {{ limit_pkts = {buffer} }}
-"#
+    let mut s = common::dumbbell(
+        &format!("duration = \"{duration_s}s\"\nwarmup = \"{warmup_s}s\"\nseed = {SEED}"),
+        "10Mbps",
+        "49ms",
+        &format!("{{ limit_pkts = {buffer} }}"),
     );
     for i in 0..n {
-        s += &format!(
+        s.sender(&format!("s{i}"), "1ms", 100_000).toml(&format!(
             r#"
-[[nodes]]
-name = "s{i}"
-type = "host"
-[[links]]
-a = "s{i}"
-b = "r"
-bandwidth = "1Gbps"
-delay = "1ms"
-queue = {{ limit_pkts = 100000 }}
 [[flows]]
 name = "f{i}"
 type = "tcp"
@@ -526,9 +492,9 @@ packet_size = {PACKET_BYTES}
 start = "{}ms"
 "#,
             (i as f64 * stagger_s * 1e3).round() as u64
-        );
+        ));
     }
-    s
+    s.text()
 }
 
 // ---------------------------------------------------------------------------------------

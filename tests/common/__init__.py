@@ -1,0 +1,6 @@
+"""Helpers shared by the test files: ``from common import dumbbell`` (pyproject.toml puts
+``tests`` on pytest's ``pythonpath``)."""
+
+from .scenarios import dumbbell
+
+__all__ = ["dumbbell"]

@@ -138,23 +138,20 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Not transmitting at `now`: its last packet has finished and no TxEnd is pending.
+    /// The lazy-idle rule, in one place. Whether the wire is idle at `now` (its last packet
+    /// has finished and no TxEnd is pending), and since when if nobody has been told yet: a
+    /// link goes idle when its last transmission ends, but no event marks that instant (see
+    /// `txend_pending`), so whoever looks at the link next (an arrival at its queue, or its
+    /// queue's AQM timer) learns here, once, that it has been idle since `busy_until`, for
+    /// the AQM's idle-time rule (RED's m, ARED...).
     #[inline]
-    pub fn is_idle(&self, now: Time) -> bool {
-        !self.txend_pending && now >= self.busy_until
-    }
-
-    /// The lazy-idle rule, in one place. A link goes idle when its last transmission ends,
-    /// but no event marks that instant (see `txend_pending`); whoever looks at the link next
-    /// (an arrival at its queue, or its queue's AQM timer) learns here, once, that it has
-    /// been idle since `busy_until`, for the AQM's idle-time rule (RED's m, ARED...).
-    #[inline]
-    pub fn take_idle(&mut self, now: Time) -> Option<Time> {
-        if self.active && self.is_idle(now) {
+    pub fn take_idle(&mut self, now: Time) -> (bool, Option<Time>) {
+        let idle = !self.txend_pending && now >= self.busy_until;
+        if idle && self.active {
             self.active = false;
-            Some(self.busy_until)
+            (true, Some(self.busy_until))
         } else {
-            None
+            (idle, None)
         }
     }
 }

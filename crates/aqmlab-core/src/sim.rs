@@ -466,10 +466,7 @@ impl<'a> Simulator<'a> {
                     self.channels[channel as usize].txend_pending = false;
                     self.start_tx(channel as usize);
                 }
-                Event::Arrive { channel, packet } => {
-                    let node = self.channels[channel as usize].to;
-                    self.arrive(node as usize, packet);
-                }
+                Event::Arrive { node, packet, .. } => self.arrive(node as usize, packet),
                 Event::Timer { slot, generation } => match self.timers.fire(slot, generation) {
                     Some(TimerOwner::TcpRto(f)) => self.on_rto_timer(f as usize),
                     Some(TimerOwner::TcpDelAck(f)) => self.on_delack_timer(f as usize),
@@ -477,10 +474,10 @@ impl<'a> Simulator<'a> {
                         let q = &mut self.queues[id.ix()];
                         // A periodic AQM must learn of an idle period before it acts on it.
                         let ch = &mut self.channels[self.drains[id.ix()] as usize];
-                        if let Some(since) = ch.take_idle(t) {
+                        if let (_, Some(since)) = ch.take_idle(t) {
                             q.aqm.on_idle(since);
                         }
-                        let view = q.view();
+                        let view = *q.view();
                         if let Some(next) = q.aqm.on_timer(&view, t) {
                             let owner = TimerOwner::Queue(id);
                             self.timers.arm(&mut self.events, next, owner);
@@ -602,8 +599,8 @@ impl<'a> Simulator<'a> {
         let ch = &mut self.channels[c];
         let id = ch.queue;
         let q = &mut self.queues[id.ix()];
-        let idle = ch.is_idle(now);
-        if let Some(since) = ch.take_idle(now) {
+        let (idle, since) = ch.take_idle(now);
+        if let Some(since) = since {
             q.aqm.on_idle(since);
         }
         let admission = q.arrive(pkt, &mut self.packets, now);
@@ -648,6 +645,7 @@ impl<'a> Simulator<'a> {
         self.scratch = dropped;
         let Some(pkt) = next else { return };
         let ch = &mut self.channels[c];
+        let queue = &mut self.queues[q.ix()];
         let tx = tx_time(self.packets.get(pkt).size, ch.bps);
         ch.busy_until = now + tx;
         ch.active = true;
@@ -655,8 +653,9 @@ impl<'a> Simulator<'a> {
         let lo = now.max(self.warmup);
         let hi = ch.busy_until.min(self.end);
         if hi > lo {
-            self.queues[q.ix()].busy_ns += hi - lo;
+            queue.busy_ns += hi - lo;
         }
+        let more = !queue.is_empty();
         let fate = ch.loss.fate(!self.packets.get(pkt).is_ack);
         if fate == Fate::Mark && self.packets.get(pkt).ecn.is_ect() {
             self.packets.get_mut(pkt).ecn = Ecn::Ce;
@@ -673,13 +672,14 @@ impl<'a> Simulator<'a> {
             self.events.schedule(
                 ch.busy_until + ch.delay,
                 Event::Arrive {
+                    node: ch.to,
                     channel: c as u32,
                     packet: pkt,
                 },
             );
         }
-        let ch = &mut self.channels[c];
-        if !self.queues[q.ix()].is_empty() {
+        if more {
+            let ch = &mut self.channels[c];
             ch.txend_pending = true;
             self.events
                 .schedule(ch.busy_until, Event::TxEnd { channel: c as u32 });

@@ -504,8 +504,8 @@ mod tests {
             pkts,
             bytes: pkts as u64 * 1500,
         };
-        assert_eq!(q.view().by_colour, [b(3), b(2), b(2)]);
-        let k = &q.counters.by_colour;
+        assert_eq!(q.view().by_colour(), [b(3), b(2), b(2)]);
+        let k = &q.counters.by_colour();
         assert_eq!(k[1].dropped[Reason::Overflow as usize], 2);
         assert_eq!(k[2].dropped[Reason::Overflow as usize], 2);
         assert_eq!(k[2].dropped_after_enqueue, 2);

@@ -84,7 +84,7 @@ pub mod rem;
 pub mod sfb;
 
 use crate::check::{inner, tagged_table, Problems};
-use crate::packet::Packet;
+use crate::packet::{Colour, Packet};
 use crate::rng::Rng;
 use crate::table::Table;
 use crate::units::{Bytes, Time};
@@ -186,10 +186,10 @@ pub struct QueueView {
     pub len_bytes: u64,
     pub limit: Limit,
     pub link_bps: u64,
-    /// The waiting packets by drop precedence (`Colour as usize`); they sum to the two
-    /// lengths above. RIO averages the green backlog for IN packets and the whole one for
-    /// OUT packets (Clark and Fang 1998); WRED and GRED keep one average per precedence.
-    pub by_colour: [Backlog; NUM_COLOURS],
+    /// The waiting yellow and red packets (by `Colour as usize`; entry 0 stays zero: green
+    /// is the rest of the backlog, so a run without markers pays one predictable branch per
+    /// packet for precedences). Read through `backlog` and `by_colour`.
+    pub(crate) not_green: [Backlog; NUM_COLOURS],
     /// Packets bound for this port but still waiting upstream of it, which an AQM may add to
     /// its own backlog: a CIOQ switch fills it with the input VOQs for this output. Zero
     /// where nothing waits upstream.
@@ -200,19 +200,36 @@ impl QueueView {
     /// A port whose waiting packets are all green and with nothing upstream (unit tests,
     /// and callers that keep no precedences).
     pub fn new(len_pkts: u32, len_bytes: u64, limit: Limit, link_bps: u64) -> QueueView {
-        let mut by_colour = [Backlog::default(); NUM_COLOURS];
-        by_colour[0] = Backlog {
-            pkts: len_pkts,
-            bytes: len_bytes,
-        };
         QueueView {
             len_pkts,
             len_bytes,
             limit,
             link_bps,
-            by_colour,
+            not_green: [Backlog::default(); NUM_COLOURS],
             upstream: Backlog::default(),
         }
+    }
+
+    /// The waiting packets of one drop precedence: RIO averages the green backlog for IN
+    /// packets and the whole one for OUT packets (Clark and Fang 1998); WRED and GRED keep
+    /// one average per precedence.
+    #[inline]
+    pub fn backlog(&self, c: Colour) -> Backlog {
+        match c {
+            Colour::Green => {
+                let [_, y, r] = self.not_green;
+                Backlog {
+                    pkts: self.len_pkts - y.pkts - r.pkts,
+                    bytes: self.len_bytes - y.bytes - r.bytes,
+                }
+            }
+            _ => self.not_green[c as usize],
+        }
+    }
+
+    /// The backlog of every precedence; they sum to `len_pkts` and `len_bytes`.
+    pub fn by_colour(&self) -> [Backlog; NUM_COLOURS] {
+        Colour::ALL.map(|c| self.backlog(c))
     }
 }
 

@@ -152,7 +152,7 @@ impl Simulator<'_> {
                     dequeued: c.dequeued,
                     dropped: c.dropped,
                     marked: c.marked,
-                    by_colour: c.by_colour,
+                    by_colour: c.by_colour(),
                     lost_on_link: ch.lost - ch.lost_at_warmup,
                     mean_queue_pkts: lw.mean_pkts(),
                     var_queue_pkts: lw.var_pkts(),

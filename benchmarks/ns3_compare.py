@@ -1,6 +1,7 @@
 """The REM-paper dumbbell in aqmlab and in ns-3, side by side, in one run.
 
     .venv/bin/python benchmarks/ns3_compare.py [--ns3-python PATH] [--n 160] [--sim 50]
+        [--qdisc droptail|red] [--seed 1] [--ns3-sack] [--ns3-script PATH]
 
 aqmlab's scenario mirrors ../shared/perf/ns3_dumbbell.py (the ns-3 reference):
 N sender leaves -- 1 Gb/s, 10 ms -- left router -- 64 Mb/s, 20 ms -- right router --
@@ -15,7 +16,13 @@ Matched deliberately (so the numbers compare like with like):
 - ns-3's TCP defaults: initial cwnd 10 segments, minimum RTO 1 s, initial RTO 1 s, clock
   granularity 1 ms; aqmlab sets the same instead of its ns-2 defaults.
 Not matched (explained in BENCHMARKS.md): ns-3 runs a SYN handshake and adds a 2-byte PPP
-header to every frame; its start times come from its own RNG.
+header to every frame; its start times come from its own RNG; its NewReno recovers with PRR.
+ns-3's NewReno *without SACK* (the script's default) retransmits segments that were not
+lost (issue 11: 32% of all segments with 20 flows), which inflates its utilisation and
+queue; --ns3-sack runs it with SACK, whose retransmissions equal its drops.
+--qdisc red: RED 20:80 as the ns-3 script's RedQueueDisc (red_ns3()).
+benchmarks/ns3_dumbbell_counters.py is the ns-3 script with timeout, recovery and
+retransmission counters (pass it as --ns3-script; its extra flags are described there).
 
 With --ns3-python (a Python with the PyPI package ns3 installed, outside this project) the
 ns-3 script runs too, and the ratio of wall times is printed. Wall times: aqmlab's is the
@@ -40,8 +47,26 @@ ROOT = Path(__file__).resolve().parent.parent
 NS3_SCRIPT = ROOT.parent / "shared" / "perf" / "ns3_dumbbell.py"
 
 
-def dumbbell(n: int, sim: float, seed: int = 1, buffer: int = 120) -> dict:
+def red_ns3() -> dict:
+    """The ns-3 script's RedQueueDisc (--qdisc red): thresholds 20 and 80 packets, max_p 0.1
+    (LInterm 10), w_q 0.002, classic (not gentle), mean packet 1000 bytes, ns-2's count rule
+    with `wait` (ns-3's `Wait` default true)."""
+    return sc.red(
+        20, 80, max_p=0.1, w_q=0.002, gentle=False, mean_pktsize=1000, count_rule="ns2_wait"
+    )
+
+
+def dumbbell(
+    n: int,
+    sim: float,
+    seed: int = 1,
+    buffer: int = 120,
+    qdisc: str = "droptail",
+    tcp: dict | None = None,
+) -> dict:
+    """The dumbbell; `qdisc` "droptail" or "red" (red_ns3()); `tcp` overrides sc.tcp fields."""
     rng = np.random.Generator(np.random.PCG64(seed))
+    aqm = red_ns3() if qdisc == "red" else None
     nodes = [sc.router("L"), sc.router("R")]
     links = [
         sc.link(
@@ -50,7 +75,7 @@ def dumbbell(n: int, sim: float, seed: int = 1, buffer: int = 120) -> dict:
             name="bottleneck",
             bandwidth="64Mbps",
             delay="20ms",
-            queue=sc.queue(limit_pkts=buffer + 1),  # qdisc + ns-3's 1-packet device queue
+            queue=sc.queue(limit_pkts=buffer + 1, aqm=aqm),  # qdisc + 1-packet device queue
         )
     ]
     flows = []
@@ -61,21 +86,17 @@ def dumbbell(n: int, sim: float, seed: int = 1, buffer: int = 120) -> dict:
             sc.link(f"s{i}", "L", bandwidth="1Gbps", delay="10ms", queue=access),
             sc.link("R", f"d{i}", bandwidth="1Gbps", delay="10ms", queue=access),
         ]
-        flows.append(
-            sc.tcp(
-                f"f{i}",
-                f"s{i}",
-                f"d{i}",
-                packet_size=1000,
-                variant="newreno",
-                start=f"{round(rng.uniform(0.0, 1.0) * 1e9)}ns",
-                max_window=(1 << 20) // 960,
-                initial_cwnd=10,
-                min_rto="1s",
-                initial_rto="1s",
-                granularity="1ms",
-            )
-        )
+        fields = {
+            "packet_size": 1000,
+            "variant": "newreno",
+            "start": f"{round(rng.uniform(0.0, 1.0) * 1e9)}ns",
+            "max_window": (1 << 20) // 960,
+            "initial_cwnd": 10,
+            "min_rto": "1s",
+            "initial_rto": "1s",
+            "granularity": "1ms",
+        }
+        flows.append(sc.tcp(f"f{i}", f"s{i}", f"d{i}", **{**fields, **(tcp or {})}))
     return sc.scenario(
         duration=f"{sim:g}s",
         seed=seed,
@@ -86,8 +107,10 @@ def dumbbell(n: int, sim: float, seed: int = 1, buffer: int = 120) -> dict:
     )
 
 
-def run_aqmlab(n: int, sim: float, reps: int) -> dict:
-    s = dumbbell(n, sim)
+def run_aqmlab(
+    n: int, sim: float, reps: int, qdisc: str = "droptail", seed: int = 1, tcp: dict | None = None
+) -> dict:
+    s = dumbbell(n, sim, seed=seed, qdisc=qdisc, tcp=tcp)
     best = float("inf")
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -98,6 +121,8 @@ def run_aqmlab(n: int, sim: float, reps: int) -> dict:
     return {
         "simulator": f"aqmlab {aqmlab.__version__}",
         "n": n,
+        "qdisc": qdisc,
+        "seed": seed,
         "sim_s": sim,
         "wall_run_s": round(best, 3),
         "events": r.events,
@@ -111,13 +136,26 @@ def run_aqmlab(n: int, sim: float, reps: int) -> dict:
         "mean_q_pkts": round(float(q["mean_queue_pkts"]), 2),
         "max_q_pkts": int(q["max_queue_pkts"]),
         "timeouts": int(r.flows["timeouts"].sum()),
+        "timeouts_by_state": {
+            k: int(r.flows[f"timeouts_{k}"].sum()) for k in ("open", "disorder", "recovery", "loss")
+        },
         "retransmits": int(r.flows["retransmits"].sum()),
+        "fast_recoveries": int(r.flows["fast_recoveries"].sum()),
     }
 
 
-def run_ns3(python: str, n: int, sim: float) -> dict:
+def run_ns3(
+    python: str,
+    n: int,
+    sim: float,
+    qdisc: str = "droptail",
+    seed: int = 1,
+    script: Path = NS3_SCRIPT,
+    sack: bool = False,
+) -> dict:
+    cmd = [python, str(script), "--n", str(n), "--qdisc", qdisc, "--sim", f"{sim:g}"]
     out = subprocess.run(
-        [python, str(NS3_SCRIPT), "--n", str(n), "--qdisc", "droptail", "--sim", f"{sim:g}"],
+        [*cmd, "--seed", str(seed), "--sack", str(int(sack))],
         capture_output=True,
         text=True,
         check=True,
@@ -131,11 +169,17 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=160)
     ap.add_argument("--sim", type=float, default=50.0)
     ap.add_argument("--reps", type=int, default=3, help="aqmlab runs; the best is kept")
+    ap.add_argument("--qdisc", choices=["droptail", "red"], default="droptail")
+    ap.add_argument("--seed", type=int, default=1, help="start-time RNG (aqmlab), RngRun (ns-3)")
+    ap.add_argument("--ns3-script", type=Path, default=NS3_SCRIPT, help="the ns-3 script to run")
+    ap.add_argument("--ns3-sack", action="store_true", help="ns-3 with SACK (see the docstring)")
     args = ap.parse_args()
-    a = run_aqmlab(args.n, args.sim, args.reps)
+    a = run_aqmlab(args.n, args.sim, args.reps, args.qdisc, args.seed)
     print(json.dumps(a))
     if args.ns3_python:
-        b = run_ns3(args.ns3_python, args.n, args.sim)
+        b = run_ns3(
+            args.ns3_python, args.n, args.sim, args.qdisc, args.seed, args.ns3_script, args.ns3_sack
+        )
         print(json.dumps(b))
         print(
             f"speed-up (ns-3 Simulator::Run wall / aqmlab run wall): "

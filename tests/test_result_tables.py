@@ -109,7 +109,9 @@ FLOWS = (
     + [(c, "int64") for c in ("dropped_pkts", "lost_pkts")]
     + [(c, "float64") for c in ("goodput_bps", "loss_rate", "mean_delay_s", "max_delay_s")]
     + [("throughput_bps", "float64")]
-    + [(c, "int64") for c in ("retransmits", "timeouts", "fast_recoveries", "ecn_reactions")]
+    + [("retransmits", "int64"), ("timeouts", "int64")]
+    + [(f"timeouts_{s}", "int64") for s in ("open", "disorder", "recovery", "loss")]
+    + [(c, "int64") for c in ("fast_recoveries", "ecn_reactions")]
     + [(c, "int64") for c in ("marks_received", "acks_sent", "acks_lost")]
     + [("completion_time_s", "object")]  # every value None: no finite transfer
 )

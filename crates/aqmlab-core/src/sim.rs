@@ -154,6 +154,11 @@ pub struct FlowSummary {
     /// window reductions for ECN, CE marks seen by the receiver, ACKs sent and lost.
     pub retransmits: u64,
     pub timeouts: u64,
+    /// `timeouts` by the sender's state at expiry (`tcp::sender::SenderStats`).
+    pub timeouts_open: u64,
+    pub timeouts_disorder: u64,
+    pub timeouts_recovery: u64,
+    pub timeouts_loss: u64,
     pub fast_recoveries: u64,
     pub ecn_reactions: u64,
     pub marks_received: u64,

@@ -89,6 +89,16 @@ fn mark(ks: &[u64]) -> String {
     format!(r#"loss = {{ type = "scripted", mark = {ks:?} }}"#)
 }
 
+/// Timeouts by the sender's state at expiry: (open, disorder, recovery, loss).
+fn timeout_states(f: &FlowSummary) -> (u64, u64, u64, u64) {
+    (
+        f.timeouts_open,
+        f.timeouts_disorder,
+        f.timeouts_recovery,
+        f.timeouts_loss,
+    )
+}
+
 fn completion(f: &FlowSummary) -> f64 {
     f.completion_time_s.expect("the finite transfer completes")
 }
@@ -144,6 +154,8 @@ fn newreno_recovers_three_losses_in_one_window_without_a_timeout_reno_does_not()
         (1, 1, 4),
         "{f:?}"
     );
+    // The timer finds duplicate ACKs but no recovery: a `disorder` timeout.
+    assert_eq!(timeout_states(&f), (0, 1, 0, 0));
     assert_eq!((f.sent_pkts, f.received_pkts), (204, 201));
 }
 
@@ -162,6 +174,8 @@ fn go_back_n_duplicates_after_a_timeout_do_not_trigger_a_fast_retransmit() {
         &drop(&[60, 62, 64]),
     );
     assert_eq!((f.timeouts, f.fast_recoveries), (1, 1), "{f:?}");
+    // The timer expires during the recovery: a `recovery` timeout.
+    assert_eq!(timeout_states(&f), (0, 0, 1, 0));
     // Retransmitted: 60 (fast retransmit), 62 and 64 (partial ACKs), 64 again (the
     // timeout), then 162 and 163: they were still in flight when the ACK of the first
     // retransmission of 64 arrived and go-back-N resumed from 162.
@@ -300,6 +314,9 @@ fn rto_doubles_at_each_expiry_until_max_rto() {
             &loss,
         );
         assert_eq!((f.timeouts, f.retransmits, f.lost_pkts), (4, 4, 4), "{f:?}");
+        // Nothing came back: the first timeout is `open`, the next three find the timer's
+        // own retransmission lost (`loss`).
+        assert_eq!(timeout_states(&f), (1, 0, 0, 3));
         assert_close(completion(&f), last_retransmission + RTT, max_rto);
     }
 }
@@ -320,6 +337,8 @@ fn a_dark_path_gives_repeated_timeouts_spaced_by_the_doubling_rto() {
             let lost: Vec<u64> = (60..=121 + j).collect();
             let f = tcp(&flow, &drop(&lost));
             assert_eq!((f.timeouts, f.fast_recoveries), (j + 1, 0), "{f:?}");
+            // The whole window lost (no duplicate ACK), then j lost copies of segment 60.
+            assert_eq!(timeout_states(&f), (1, 0, 0, j));
             // Go back N resends 60..=121 once after the last timeout, plus j earlier copies
             // of 60: every retransmission but none spurious.
             assert_eq!(

@@ -72,6 +72,16 @@ pub struct SenderStats {
     pub segments_sent: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// `timeouts` by the sender's state when the timer expired (the congestion states of
+    /// Linux and ns-3): `open`, no duplicate ACK since the last new ACK (the whole window,
+    /// or its tail, was lost); `disorder`, duplicate ACKs but no fast retransmit (fewer than
+    /// dupthresh, or the RFC 6582 guard); `recovery`, during fast recovery (a retransmission
+    /// was lost, or the holes outlasted the timer); `loss`, after an earlier timeout, before
+    /// the cumulative ACK passed the data outstanding at it (a go-back-N copy was lost).
+    pub timeouts_open: u64,
+    pub timeouts_disorder: u64,
+    pub timeouts_recovery: u64,
+    pub timeouts_loss: u64,
     pub fast_recoveries: u64,
     pub ecn_reactions: u64,
     pub rtt_samples: u64,
@@ -87,6 +97,10 @@ impl SenderStats {
             segments_sent: self.segments_sent - earlier.segments_sent,
             retransmits: self.retransmits - earlier.retransmits,
             timeouts: self.timeouts - earlier.timeouts,
+            timeouts_open: self.timeouts_open - earlier.timeouts_open,
+            timeouts_disorder: self.timeouts_disorder - earlier.timeouts_disorder,
+            timeouts_recovery: self.timeouts_recovery - earlier.timeouts_recovery,
+            timeouts_loss: self.timeouts_loss - earlier.timeouts_loss,
             fast_recoveries: self.fast_recoveries - earlier.fast_recoveries,
             ecn_reactions: self.ecn_reactions - earlier.ecn_reactions,
             rtt_samples: self.rtt_samples - earlier.rtt_samples,
@@ -116,6 +130,9 @@ pub struct Sender {
     lt_base: u64,
     /// snd_una at the last retransmission timeout (a repeated timeout holds ssthresh).
     rto_seq: Option<u64>,
+    /// One past the highest segment sent at the last timeout, until a cumulative ACK
+    /// reaches it (the "loss" state of the timeout statistics).
+    loss_point: Option<u64>,
     in_recovery: bool,
     /// Recovery ends when this segment is cumulatively acked (one past HighData at entry).
     recover: u64,
@@ -152,6 +169,7 @@ impl Sender {
             lt_allow: 0,
             lt_base: 0,
             rto_seq: None,
+            loss_point: None,
             in_recovery: false,
             recover: 0,
             recover_guard: None,
@@ -380,6 +398,9 @@ impl Sender {
         }
         self.snd_una = a;
         self.snd_nxt = self.snd_nxt.max(a);
+        if matches!(self.loss_point, Some(p) if a >= p) {
+            self.loss_point = None;
+        }
         let mut restart_timer = true;
         if self.in_recovery {
             if a >= self.recover {
@@ -487,6 +508,17 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        let by_state = if self.in_recovery {
+            &mut self.stats.timeouts_recovery
+        } else if self.loss_point.is_some() {
+            &mut self.stats.timeouts_loss
+        } else if self.dupacks > 0 {
+            &mut self.stats.timeouts_disorder
+        } else {
+            &mut self.stats.timeouts_open
+        };
+        *by_state += 1;
+        self.loss_point = Some(self.maxseq);
         self.lt_allow = 0;
         // RFC 5681 eq. 4 caps ssthresh at FlightSize/2 ("no more than"). After a long
         // NewReno recovery FlightSize includes everything sent under window inflation
@@ -582,6 +614,77 @@ mod tests {
         assert_eq!(seqs(&out), vec![10, 11]);
         assert_eq!((s.cwnd, s.flight()), (11.0, 11));
         s
+    }
+
+    fn timeouts_by_state(s: &Sender) -> [u64; 4] {
+        let t = &s.stats;
+        [
+            t.timeouts_open,
+            t.timeouts_disorder,
+            t.timeouts_recovery,
+            t.timeouts_loss,
+        ]
+    }
+
+    fn expire(s: &mut Sender, out: &mut Vec<Segment>) -> Time {
+        let d = s.rto_deadline.expect("armed while data is outstanding");
+        s.on_timeout(d, out);
+        d
+    }
+
+    /// Each timeout is counted once more by the state the timer found it in: `open` (no
+    /// duplicate ACK: the whole window was lost), `disorder` (duplicate ACKs but no fast
+    /// retransmit), `recovery`, and `loss` (after an earlier timeout, until the cumulative
+    /// ACK passes one past the highest segment sent at that timeout).
+    #[test]
+    fn timeouts_are_classified_by_the_state_at_expiry() {
+        let mut out = vec![];
+        // Segments 1..=11 outstanding (12 = one past the highest sent), no duplicate ACK.
+        let mut s = sender_with_flight_11(cfg(Variant::NewReno));
+        expire(&mut s, &mut out);
+        assert_eq!(timeouts_by_state(&s), [1, 0, 0, 0]);
+        // The timer's copy of segment 1 is lost as well.
+        let t = expire(&mut s, &mut out);
+        assert_eq!(timeouts_by_state(&s), [1, 0, 0, 1]);
+        // An ACK below 12 keeps the loss state; the next expiry is a loss timeout again.
+        s.on_ack(&ack(5), t + 100 * MS, &mut out);
+        let t = expire(&mut s, &mut out);
+        assert_eq!(timeouts_by_state(&s), [1, 0, 0, 2]);
+        // An ACK of everything outstanding at the timeouts ends it: open again.
+        s.on_ack(&ack(12), t + 100 * MS, &mut out);
+        assert!(s.rto_deadline.is_some(), "new data went out");
+        expire(&mut s, &mut out);
+        assert_eq!(timeouts_by_state(&s), [2, 0, 0, 2]);
+        assert_eq!(s.stats.timeouts, 4);
+
+        // One or two duplicate ACKs, no fast retransmit: disorder.
+        for dupacks in [1, 2] {
+            let mut s = sender_with_flight_11(cfg(Variant::NewReno));
+            for k in 0..dupacks {
+                s.on_ack(&ack(1), 200 * MS + k, &mut out);
+            }
+            expire(&mut s, &mut out);
+            assert_eq!(timeouts_by_state(&s), [0, 1, 0, 0], "{dupacks} dupacks");
+        }
+
+        // During fast recovery (the fast retransmission was lost): recovery, for every
+        // variant.
+        for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+            let mut s = sender_with_flight_11(cfg(v));
+            for k in 0..3 {
+                let a = Ack {
+                    ack: 1,
+                    sack: [(2 + k, 3 + k), (0, 0), (0, 0)],
+                    nsack: 1,
+                    ..Default::default()
+                };
+                s.on_ack(&a, 200 * MS + k, &mut out);
+            }
+            assert!(s.in_recovery(), "{v:?}");
+            expire(&mut s, &mut out);
+            assert_eq!(timeouts_by_state(&s), [0, 0, 1, 0], "{v:?}");
+            assert_eq!(s.stats.timeouts, 1);
+        }
     }
 
     /// RFC 5681 §3.1: the first timeout sets ssthresh to half the window in flight

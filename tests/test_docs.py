@@ -493,6 +493,8 @@ def _acts_as_scenario(key: str, needs: dict, name: str, value: Any = None) -> di
     elif group == "flow" and tag in ("tcp", "poisson", "onoff"):
         table = s["flows"][{"tcp": 0, "poisson": 2, "onoff": 3}[tag]]
         table.update(needs)
+    elif group == "scenario":
+        table = s
     else:
         raise AssertionError(f"no test network for 'acts as' defaults in {key}")
     table.pop(name, None)

@@ -63,3 +63,22 @@ def test_numpy_scalars_are_accepted():
     c = aqmlab.canonical(s)
     assert c["simulation"]["seed"] == 5
     assert c["flows"][1]["packet_size"] == "900B"
+
+
+def test_a_profile_from_python_fills_in_and_is_echoed():
+    """The builder's ``profile`` reaches the engine, which fills the unset TCP fields with
+    ns-2.1b8a's values and writes them in the canonical scenario (docs/profiles.md)."""
+    import aqmlab
+    from aqmlab.scenario import host, link, queue, scenario, tcp
+
+    s = scenario(
+        duration="1s",
+        nodes=[host("a"), host("b")],
+        links=[link("a", "b", bandwidth="10Mbps", delay="10ms", queue=queue(limit_pkts=100))],
+        flows=[tcp("f", "a", "b", packet_size=1000)],
+        profile="ns2-2001",
+    )
+    c = aqmlab.canonical(s)
+    assert c["profile"] == "ns2-2001"
+    assert c["flows"][0]["initial_cwnd"] == 1.0
+    assert c["flows"][0]["min_rto"] == "1s"

@@ -39,18 +39,26 @@ def scenario(
     seed: int | None = None,
     run: int | None = None,
     sample_interval: str | None = None,
+    profile: str | None = None,
 ) -> Scenario:
-    """A whole scenario. ``run`` is the replication index (independent streams of ``seed``)."""
+    """A whole scenario. ``run`` is the replication index (independent streams of ``seed``).
+    ``profile`` ("ns2-2001", "ns2.35", "ns3.44") fills in the TCP and RED fields left unset
+    with that simulator's defaults (docs/profiles.md)."""
     sim = _opt(
         {"duration": duration}, warmup=warmup, seed=seed, run=run, sample_interval=sample_interval
     )
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "simulation": sim,
-        "nodes": [dict(n) for n in nodes],
-        "links": [dict(x) for x in links],
-        "flows": [dict(f) for f in flows],
-    }
+    s: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
+    if profile is not None:
+        s["profile"] = profile
+    s.update(
+        {
+            "simulation": sim,
+            "nodes": [dict(n) for n in nodes],
+            "links": [dict(x) for x in links],
+            "flows": [dict(f) for f in flows],
+        }
+    )
+    return s
 
 
 def host(name: str) -> dict[str, Any]:

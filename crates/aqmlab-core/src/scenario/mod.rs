@@ -10,6 +10,7 @@
 //! builder == file == echo is testable.
 
 mod flow;
+mod profile;
 
 pub use crate::aqm::AqmSpec;
 use crate::aqm::{Limit, QueueCtx};
@@ -25,6 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const SCHEMA_VERSION: u32 = 1;
 
 pub use crate::check::{ScenarioError, ScenarioErrors};
+pub use profile::{Profile, Val, PROFILES};
 
 // ---------------------------------------------------------------------------------------
 // Schema
@@ -34,6 +36,10 @@ pub use crate::check::{ScenarioError, ScenarioErrors};
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub schema_version: u32,
+    /// The named defaults this scenario runs with (`profile.rs`); written out only when it
+    /// is not aqmlab's own.
+    #[serde(default, skip_serializing_if = "Profile::is_default")]
+    pub profile: Profile,
     pub simulation: Simulation,
     #[serde(default)]
     pub nodes: Vec<NodeSpec>,
@@ -221,6 +227,21 @@ impl<'de> Deserialize<'de> for LossSpec {
 
 /// Parses TOML text into a scenario (syntax, types, unknown keys), without validating.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
+    // A profile's defaults are filled into the document first, then it is read as if the
+    // user had written them: one reading path, the same messages.
+    let mut filled = None;
+    if let Ok(mut doc) = text.parse::<toml::Table>() {
+        if profile::apply(&mut doc) {
+            filled = Some(toml::to_string(&doc).map_err(|e| {
+                ScenarioErrors(vec![ScenarioError {
+                    path: String::new(),
+                    value: String::new(),
+                    message: format!("the profile's defaults could not be written: {e}"),
+                }])
+            })?);
+        }
+    }
+    let text = filled.as_deref().unwrap_or(text);
     let de = toml::de::Deserializer::parse(text).map_err(|e| {
         ScenarioErrors(vec![ScenarioError {
             path: String::new(),

@@ -197,3 +197,44 @@ pub fn inner<T: DeserializeOwned, E: serde::de::Error>(t: toml::Table) -> Result
         }
     })
 }
+
+/// Declares an AQM spec with, after its own fields, the three that every AQM measuring its
+/// queue in packets or bytes shares: `byte_mode`, `mean_pktsize` and `ecn` (their checks are
+/// `Problems::mean_pktsize`). A macro, not `#[serde(flatten)]`, because flatten cannot be
+/// combined with `deny_unknown_fields`. `defaults(mean_pktsize = "f", ecn = "g")` before
+/// the struct names other default functions than 1000 B and false.
+macro_rules! packet_spec {
+    (
+        defaults(mean_pktsize = $mp:literal, ecn = $ecn:literal)
+        $(#[$m:meta])* pub struct $name:ident { $($body:tt)* }
+    ) => {
+        $(#[$m])*
+        pub struct $name {
+            $($body)*
+            /// Queue in bytes: thresholds and lengths in units of `mean_pktsize`, and
+            /// probabilities scaled by packet size, as the algorithm's page says.
+            #[serde(default)]
+            pub byte_mode: bool,
+            /// The mean packet size (bytes) for byte mode and for idle-time estimates.
+            #[serde(default = $mp)]
+            pub mean_pktsize: crate::units::Bytes,
+            /// Mark ECN-capable packets instead of dropping them.
+            #[serde(default = $ecn)]
+            pub ecn: bool,
+        }
+    };
+    ($(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        crate::check::packet_spec! {
+            defaults(
+                mean_pktsize = "crate::check::default_mean_pktsize",
+                ecn = "crate::check::default_false"
+            )
+            $(#[$m])* pub struct $name { $($body)* }
+        }
+    };
+}
+pub(crate) use packet_spec;
+
+pub fn default_false() -> bool {
+    false
+}

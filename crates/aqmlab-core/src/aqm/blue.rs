@@ -28,10 +28,10 @@
 
 use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
-use crate::check::{default_mean_pktsize, default_true, Problems};
+use crate::check::{default_true, Problems};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::units::{Bytes, Duration};
+use crate::units::Duration;
 use crate::units::{Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
@@ -242,6 +242,7 @@ impl Aqm for Blue {
 // Spec: the scenario's fields, defaults and checks
 // ---------------------------------------------------------------------------------------
 
+crate::check::packet_spec! {
 /// BLUE parameters (docs/aqm/blue.md). Defaults: the NITK ns-3 port of Feng's BLUE
 /// (δ1 = 0.0025, δ2 = 0.00025, freeze_time = 100 ms).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -262,12 +263,7 @@ pub struct BlueSpec {
     /// raises p_m (the paper's variant). Absent: overflow only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub increase_threshold: Option<f64>,
-    #[serde(default)]
-    pub byte_mode: bool,
-    #[serde(default = "default_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    #[serde(default)]
-    pub ecn: bool,
+}
 }
 
 fn default_blue_d1() -> f64 {

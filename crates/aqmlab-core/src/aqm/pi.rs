@@ -118,6 +118,11 @@ impl Aqm for Pi {
 // Spec: the scenario's fields, defaults and checks
 // ---------------------------------------------------------------------------------------
 
+crate::check::packet_spec! {
+defaults(
+    mean_pktsize = "crate::aqm::pi::default_pi_mean_pktsize",
+    ecn = "crate::check::default_false"
+)
 /// PI controller (docs/aqm/pi.md). Defaults are ns-2's `Queue/PI`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -132,12 +137,7 @@ pub struct PiSpec {
     /// Reference queue, packets.
     #[serde(default = "default_pi_q_ref")]
     pub q_ref: f64,
-    #[serde(default)]
-    pub byte_mode: bool,
-    #[serde(default = "default_pi_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    #[serde(default)]
-    pub ecn: bool,
+}
 }
 
 impl PiSpec {

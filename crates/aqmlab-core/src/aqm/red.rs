@@ -23,10 +23,10 @@
 //!   p_a scaled by size/mean_pktsize (ns-2 `bytes_`).
 
 use super::{Aqm, QueueCtx, QueueView, Reason, Verdict};
-use crate::check::{default_mean_pktsize, Problems};
+use crate::check::Problems;
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::units::{Bytes, Time, NS_PER_SEC};
+use crate::units::{Time, NS_PER_SEC};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
@@ -431,23 +431,19 @@ impl Aqm for Red {
 /// `#[serde(flatten)]`, because flatten cannot be combined with `deny_unknown_fields`.
 macro_rules! red_variant_spec {
     ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident: $t:ty,)* }) => {
-        $(#[$m])*
-        pub struct $name {
-            $($(#[$fm])* pub $f: $t,)*
-            #[serde(default)]
-            pub w_q: crate::aqm::red::Weight,
-            #[serde(default = "crate::check::default_true")]
-            pub gentle: bool,
-            #[serde(default = "crate::aqm::red::default_count_rule")]
-            pub count_rule: crate::aqm::red::CountRule,
-            #[serde(default)]
-            pub byte_mode: bool,
-            #[serde(default = "crate::check::default_mean_pktsize")]
-            pub mean_pktsize: crate::units::Bytes,
-            #[serde(default)]
-            pub ecn: bool,
-            #[serde(default)]
-            pub mark_above_max_th: bool,
+        crate::check::packet_spec! {
+            $(#[$m])*
+            pub struct $name {
+                $($(#[$fm])* pub $f: $t,)*
+                #[serde(default)]
+                pub w_q: crate::aqm::red::Weight,
+                #[serde(default = "crate::check::default_true")]
+                pub gentle: bool,
+                #[serde(default = "crate::aqm::red::default_count_rule")]
+                pub count_rule: crate::aqm::red::CountRule,
+                #[serde(default)]
+                pub mark_above_max_th: bool,
+            }
         }
     };
 }
@@ -472,6 +468,7 @@ macro_rules! red_spec {
 }
 pub(crate) use red_spec;
 
+crate::check::packet_spec! {
 /// RED parameters (docs/aqm/red.md). Thresholds in packets (× mean_pktsize in byte mode).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -488,13 +485,8 @@ pub struct RedSpec {
     #[serde(default = "default_count_rule")]
     pub count_rule: CountRule,
     #[serde(default)]
-    pub byte_mode: bool,
-    #[serde(default = "default_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    #[serde(default)]
-    pub ecn: bool,
-    #[serde(default)]
     pub mark_above_max_th: bool,
+}
 }
 
 pub(crate) fn default_max_p() -> f64 {

@@ -30,7 +30,7 @@ use super::{Aqm, QueueView, Reason, Verdict};
 use crate::check::Problems;
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::units::{Bytes, Duration};
+use crate::units::Duration;
 use crate::units::{Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
@@ -191,6 +191,7 @@ impl Aqm for Rem {
 // Spec: the scenario's fields, defaults and checks
 // ---------------------------------------------------------------------------------------
 
+crate::check::packet_spec! {
 /// REM parameters (docs/aqm/rem.md); defaults are the paper's (§4) and ns-2's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -213,15 +214,10 @@ pub struct RemSpec {
     /// EWMA weight of the input rate in eq. (2); default 1 (no smoothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_x: Option<f64>,
-    #[serde(default)]
-    pub byte_mode: bool,
-    #[serde(default = "crate::check::default_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    #[serde(default)]
-    pub ecn: bool,
     /// Where ECN marks are applied; default "departure" (ns-2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark_at: Option<MarkPoint>,
+}
 }
 
 fn default_rem_gamma() -> f64 {

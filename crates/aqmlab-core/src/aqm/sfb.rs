@@ -41,11 +41,11 @@
 use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
 use crate::aqm::Limit;
-use crate::check::{default_mean_pktsize, default_true, Problems, MAX_PPS};
+use crate::check::{Problems, MAX_PPS};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
 use crate::table::Table;
-use crate::units::{Bytes, Duration};
+use crate::units::Duration;
 use crate::units::{Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -406,6 +406,11 @@ impl Aqm for Sfb {
 // Spec: the scenario's fields, defaults and checks
 // ---------------------------------------------------------------------------------------
 
+crate::check::packet_spec! {
+defaults(
+    mean_pktsize = "crate::check::default_mean_pktsize",
+    ecn = "crate::check::default_true"
+)
 /// Stochastic Fair Blue parameters (docs/aqm/sfb.md). Defaults: Linux `sch_sfb.c`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -435,12 +440,7 @@ pub struct SfbSpec {
     pub rehash_interval: Duration,
     #[serde(default = "default_sfb_warmup")]
     pub warmup_time: Duration,
-    #[serde(default)]
-    pub byte_mode: bool,
-    #[serde(default = "default_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    #[serde(default = "default_true")]
-    pub ecn: bool,
+}
 }
 
 fn default_sfb_levels() -> u32 {

@@ -77,6 +77,7 @@ def red(
     mean_pktsize: int | str | None = None,
     ecn: bool | None = None,
     mark_above_max_th: bool | None = None,
+    ns2_qlen_guard: bool | None = None,
 ) -> dict[str, Any]:
     """RED (docs/aqm/red.md): thresholds in packets; ``w_q`` a weight or "auto";
     ``count_rule`` "uniform", "ns2", "ns2_wait" (default) or "independent"."""
@@ -90,6 +91,7 @@ def red(
         mean_pktsize=mean_pktsize,
         ecn=ecn,
         mark_above_max_th=mark_above_max_th,
+        ns2_qlen_guard=ns2_qlen_guard,
     )
 
 
@@ -100,7 +102,8 @@ def ared(
 ) -> dict[str, Any]:
     """Adaptive RED (docs/aqm/ared.md): thresholds automatic unless given; other fields
     (target_delay, interval, max_p, alpha, beta, top, bottom, w_q, gentle, count_rule,
-    byte_mode, mean_pktsize, ecn, mark_above_max_th) as in the scenario reference."""
+    byte_mode, mean_pktsize, ecn, mark_above_max_th, ns2_qlen_guard) as in the scenario
+    reference."""
     return _opt({"type": "ared"}, min_th=min_th, max_th=max_th, **params)
 
 
@@ -116,8 +119,8 @@ def feng_red(**params: Any) -> dict[str, Any]:
     """Self-configuring RED, Feng et al. 1999 (docs/aqm/feng.md): max_p divided by
     ``alpha`` (3) when avg falls below min_th and multiplied by ``beta`` (2) when it rises
     above max_th, once per crossing; other fields (min_th 5, max_th 15, max_p 0.02, top,
-    bottom, w_q, gentle, count_rule, byte_mode, mean_pktsize, ecn, mark_above_max_th) as in
-    the scenario reference."""
+    bottom, w_q, gentle, count_rule, byte_mode, mean_pktsize, ecn, mark_above_max_th,
+    ns2_qlen_guard) as in the scenario reference."""
     return _opt({"type": "feng_red"}, **params)
 
 
@@ -129,7 +132,7 @@ def psand(
     """PSAND, Alemu & Jean-Marie 2004 (docs/aqm/psand.md): thresholds from the target and
     the buffer capacity unless given; other fields (target 10, coef 1.75, gamma 1.5,
     interval, max_p 0.1, lower 0.01, upper 0.75, w_q, gentle, count_rule, byte_mode,
-    mean_pktsize, ecn, mark_above_max_th) as in the scenario reference."""
+    mean_pktsize, ecn, mark_above_max_th, ns2_qlen_guard) as in the scenario reference."""
     return _opt({"type": "psand"}, min_th=min_th, max_th=max_th, **params)
 
 

@@ -399,6 +399,7 @@ def tcp(
     dupack_response: str | None = None,
     ack_size: int | str | None = None,
     limited_transmit: bool | None = None,
+    ecn_retransmits: bool | None = None,
     trace: bool | None = None,
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer.
@@ -428,6 +429,7 @@ def tcp(
         dupack_response=dupack_response,
         ack_size=ack_size,
         limited_transmit=limited_transmit,
+        ecn_retransmits=ecn_retransmits,
         trace=trace,
     )
 

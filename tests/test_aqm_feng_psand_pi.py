@@ -77,3 +77,21 @@ def test_psand_thresholds_follow_the_buffer_and_errors_name_the_field():
     with pytest.raises(aqmlab.ScenarioError) as ei:
         aqmlab.run(s)
     assert ei.value.path == "links[4].queue.aqm.w"
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [lambda **k: sc.red(5, 15, **k), sc.ared, sc.feng_red, sc.psand],
+    ids=["red", "ared", "feng_red", "psand"],
+)
+def test_ns2_qlen_guard_is_accepted_by_every_red_spec_and_off_is_the_default(builder):
+    """Issue 11: ``ns2_qlen_guard`` (docs/aqm/red.md) on each spec that exposes RED's
+    fields; false runs exactly as unset. Its behaviour is tested in red.rs."""
+    runs = {
+        g: aqmlab.run(bottleneck(builder(**({} if g is None else {"ns2_qlen_guard": g})), False))
+        for g in (None, False, True)
+    }
+    assert runs[None].queues.equals(runs[False].queues)
+    assert runs[None].flows.equals(runs[False].flows)
+    for r in runs.values():
+        assert r.queues.set_index("name").loc["r->d"]["arrivals"] > 1000

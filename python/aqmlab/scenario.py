@@ -85,6 +85,7 @@ def red(
     mean_pktsize: int | str | None = None,
     ecn: bool | None = None,
     mark_above_max_th: bool | None = None,
+    ns2_qlen_guard: bool | None = None,
 ) -> dict[str, Any]:
     """RED (docs/aqm/red.md): thresholds in packets; ``w_q`` a weight or "auto";
     ``count_rule`` "uniform", "ns2", "ns2_wait" (default) or "independent"."""
@@ -98,6 +99,7 @@ def red(
         mean_pktsize=mean_pktsize,
         ecn=ecn,
         mark_above_max_th=mark_above_max_th,
+        ns2_qlen_guard=ns2_qlen_guard,
     )
 
 
@@ -108,7 +110,8 @@ def ared(
 ) -> dict[str, Any]:
     """Adaptive RED (docs/aqm/ared.md): thresholds automatic unless given; other fields
     (target_delay, interval, max_p, alpha, beta, top, bottom, w_q, gentle, count_rule,
-    byte_mode, mean_pktsize, ecn, mark_above_max_th) as in the scenario reference."""
+    byte_mode, mean_pktsize, ecn, mark_above_max_th, ns2_qlen_guard) as in the scenario
+    reference."""
     return _opt({"type": "ared"}, min_th=min_th, max_th=max_th, **params)
 
 
@@ -124,8 +127,8 @@ def feng_red(**params: Any) -> dict[str, Any]:
     """Self-configuring RED, Feng et al. 1999 (docs/aqm/feng.md): max_p divided by
     ``alpha`` (3) when avg falls below min_th and multiplied by ``beta`` (2) when it rises
     above max_th, once per crossing; other fields (min_th 5, max_th 15, max_p 0.02, top,
-    bottom, w_q, gentle, count_rule, byte_mode, mean_pktsize, ecn, mark_above_max_th) as in
-    the scenario reference."""
+    bottom, w_q, gentle, count_rule, byte_mode, mean_pktsize, ecn, mark_above_max_th,
+    ns2_qlen_guard) as in the scenario reference."""
     return _opt({"type": "feng_red"}, **params)
 
 
@@ -137,7 +140,7 @@ def psand(
     """PSAND, Alemu & Jean-Marie 2004 (docs/aqm/psand.md): thresholds from the target and
     the buffer capacity unless given; other fields (target 10, coef 1.75, gamma 1.5,
     interval, max_p 0.1, lower 0.01, upper 0.75, w_q, gentle, count_rule, byte_mode,
-    mean_pktsize, ecn, mark_above_max_th) as in the scenario reference."""
+    mean_pktsize, ecn, mark_above_max_th, ns2_qlen_guard) as in the scenario reference."""
     return _opt({"type": "psand"}, min_th=min_th, max_th=max_th, **params)
 
 
@@ -404,6 +407,7 @@ def tcp(
     dupack_response: str | None = None,
     ack_size: int | str | None = None,
     limited_transmit: bool | None = None,
+    ecn_retransmits: bool | None = None,
     trace: bool | None = None,
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer.
@@ -433,6 +437,7 @@ def tcp(
         dupack_response=dupack_response,
         ack_size=ack_size,
         limited_transmit=limited_transmit,
+        ecn_retransmits=ecn_retransmits,
         trace=trace,
     )
 

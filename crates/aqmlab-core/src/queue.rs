@@ -839,6 +839,62 @@ mod tests {
         }
     }
 
+    /// Issue 11: RED with `ecn` and `mark_above_max_th`, avg far above max_th, through the
+    /// queue: an ECT arrival is marked CE and enqueued (a forced mark), a Not-ECT one is
+    /// force-dropped, and only a full buffer drops an ECT packet. Without the option the
+    /// ECT arrival is force-dropped too.
+    #[test]
+    fn red_marking_above_max_th_drops_ect_packets_only_at_a_full_buffer() {
+        use crate::aqm::red::{CountRule, Red, RedConfig};
+        let red_queue = |mark_above_max_th: bool| {
+            let mut red = Red::new(
+                RedConfig {
+                    min_th: 5.0,
+                    max_th: 15.0,
+                    max_p: 0.1,
+                    w_q: Some(1e-9), // avg stays where it is set
+                    gentle: true,
+                    count_rule: CountRule::Ns2Wait,
+                    byte_mode: false,
+                    mean_pktsize: 1000,
+                    ecn: true,
+                    mark_above_max_th,
+                    ns2_qlen_guard: false,
+                },
+                1_000_000,
+            );
+            red.est.avg = 100.0; // beyond 2·max_th: every arrival is signalled
+            let mut q = q_with(Limit::Packets(3));
+            q.aqm = AnyAqm::Red(red);
+            q
+        };
+        let mut a = PacketArena::default();
+        let mut q = red_queue(true);
+        for k in 0..3 {
+            let i = pkt(&mut a, 100, Ecn::Ect0);
+            assert_eq!(
+                q.arrive(i, &mut a, 0),
+                Admission::Enqueued,
+                "ECT arrival {k}"
+            );
+            assert_eq!(a.get(i).ecn, Ecn::Ce);
+            let i = pkt(&mut a, 100, Ecn::NotEct);
+            assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Forced));
+        }
+        assert_eq!(q.counters.marked[Reason::Forced as usize], 3);
+        assert_eq!(q.counters.dropped[Reason::Forced as usize], 3);
+        // The buffer (3 packets) is full: the next ECT arrival overflows.
+        let i = pkt(&mut a, 100, Ecn::Ect0);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Overflow));
+        q.finish(1);
+        q.check_conservation().unwrap();
+        // Default (`mark_above_max_th = false`): the forced decision drops ECT packets too.
+        let mut q = red_queue(false);
+        let i = pkt(&mut a, 100, Ecn::Ect0);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Forced));
+        assert_eq!(q.counters.total_marked(), 0);
+    }
+
     #[test]
     fn ce_packet_passes_a_marking_aqm_unchanged() {
         for limit in [Limit::Packets(5), Limit::Bytes(5000)] {

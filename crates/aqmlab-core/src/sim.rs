@@ -77,6 +77,8 @@ struct TcpState {
     rto_timer: Option<(TimerHandle, Time)>,
     delack_timer: Option<(TimerHandle, Time)>,
     ecn: bool,
+    /// Retransmissions are ECT too (ns-2), not Not-ECT (RFC 3168 §6.1.5).
+    ecn_retransmits: bool,
     ack_size: u32,
     start: Time,
     stats_at_warmup: SenderStats,

@@ -73,11 +73,17 @@ fn a_profile_fills_in_what_the_scenario_leaves_unset_and_the_echo_says_so() {
         "w_q = 0.002",
         "gentle = true",
         "mean_pktsize = \"500B\"",
+        // ns-2's "more than one packet queued" guard (REDQueue::enque).
+        "ns2_qlen_guard = true",
     ] {
         assert!(echo.contains(line), "missing {line:?} in\n{echo}");
     }
     // The echo reads back to the same scenario (the profile fills nothing more).
     assert_eq!(load(&echo).unwrap(), s);
+    // Only an ECN flow gets ns-2's ECN-capable retransmissions (allowed only with ECN).
+    assert!(!echo.contains("ecn_retransmits"), "{echo}");
+    let ecn = load(&path("profile = \"ns2-2001\"", "ecn = true", "", "1s")).unwrap();
+    assert!(ecn.to_toml().contains("ecn_retransmits = true"));
 }
 
 #[test]

@@ -270,6 +270,48 @@ fn marks_do_not_touch_a_flow_that_is_not_ecn_capable() {
     assert_close(completion(&f), completion(&plain), "unchanged transfer");
 }
 
+/// `ecn_retransmits` (issue 11): a one-segment transfer whose first transmission (data
+/// packet 0) is lost and whose retransmission, at the initial RTO, is data packet 1, which
+/// the script marks. By default the retransmission is Not-ECT (RFC 3168 §6.1.5), so the
+/// mark leaves it unchanged (a queue's mark would drop it); with `ecn_retransmits` it is
+/// ECT(0), as every data packet of ns-2's `TcpAgent::output`, and arrives CE.
+#[test]
+fn retransmissions_are_ecn_capable_only_with_ecn_retransmits() {
+    let loss = r#"loss = { type = "scripted", drop = [0], mark = [1] }"#;
+    let base = "bytes = 1000
+ecn = true
+initial_rto = \"1s\"";
+    for (extra, marks) in [
+        ("", 0),
+        ("ecn_retransmits = false", 0),
+        ("ecn_retransmits = true", 1),
+    ] {
+        let f = tcp(&format!("{base}\n{extra}"), loss);
+        assert_eq!((f.retransmits, f.timeouts), (1, 1), "{extra}: {f:?}");
+        assert_eq!(f.marks_received, marks, "{extra}: {f:?}");
+        // Delivered after one RTO and one round trip either way.
+        assert_close(completion(&f), 1.0 + RTT, extra);
+    }
+    // First transmissions are ECT either way: the same marks, the same reactions.
+    let plain = tcp("bytes = 300000\necn = true", &mark(&[40, 42]));
+    let ns2 = tcp(
+        "bytes = 300000\necn = true\necn_retransmits = true",
+        &mark(&[40, 42]),
+    );
+    assert_eq!(
+        (plain.marks_received, plain.ecn_reactions, plain.sent_pkts),
+        (ns2.marks_received, ns2.ecn_reactions, ns2.sent_pkts)
+    );
+    assert_eq!(completion(&plain), completion(&ns2));
+    // Only meaningful with ECN.
+    let err = load(&path("ecn_retransmits = true", "", "10s")).unwrap_err();
+    assert!(
+        format!("{err}").contains("flows[0].ecn_retransmits")
+            && format!("{err}").contains("only meaningful with ecn = true"),
+        "{err}"
+    );
+}
+
 /// Regression (fixed): a loss and a mark in one window are one congestion event (RFC 3168
 /// §6.1.2: reduce once per window; set CWR after *any* reduction). Segment 100 is lost and
 /// 150 (same window: about 100 segments were in flight at the fast retransmit) is marked.

@@ -222,6 +222,7 @@ mod tests {
                 mean_pktsize: 1000,
                 ecn: false,
                 mark_above_max_th: false,
+                ns2_qlen_guard: false,
             },
             AredConfig {
                 interval: NS_PER_SEC / 2,

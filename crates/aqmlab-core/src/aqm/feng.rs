@@ -96,7 +96,7 @@ impl Aqm for FengRed {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
         let idle = self.red.update_avg(q, now);
         self.adapt();
-        self.red.decide_arrival(pkt, idle, rng)
+        self.red.decide_arrival(q, pkt, idle, rng)
     }
     fn on_overflow(&mut self, q: &QueueView, now: Time) {
         self.red.on_overflow(q, now)
@@ -251,6 +251,7 @@ mod tests {
                 mean_pktsize: 500,
                 ecn: true, // marks, not drops: nothing here depends on the verdicts
                 mark_above_max_th: true,
+                ns2_qlen_guard: false,
             },
             FengConfig {
                 alpha: 3.0,

@@ -305,6 +305,7 @@ mod tests {
                 mean_pktsize: PKT,
                 ecn: false,
                 mark_above_max_th: false,
+                ns2_qlen_guard: false,
             },
             PsandConfig {
                 target: 10.0,

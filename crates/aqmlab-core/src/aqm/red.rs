@@ -16,7 +16,10 @@
 //!   packet rate at `mean_pktsize`, as ns-2 (`ptc`), rounded down.
 //! - The first arrival after avg crosses min_th is never dropped in the ns-2 rules (ns-2's
 //!   `old` flag); the paper's rule starts counting there.
-//! - ns-2's "at least two packets queued" guard before an early drop is not applied.
+//! - ns-2's guard (`REDQueue::enque`: no early or average-forced decision unless more than
+//!   one packet, or byte in byte mode, is already waiting) is the option `ns2_qlen_guard`,
+//!   off by default. A suppressed arrival resets the decision state as avg < min_th does
+//!   (ns-2 `v_prob = 0`, `old = 0`), and draws no random number.
 //! - ECN: early decisions mark ECT packets; above max_th (or 2·max_th in gentle mode) the
 //!   packet is dropped unless `mark_above_max_th` (Linux without `harddrop`).
 //! - Byte mode: avg and thresholds in bytes (thresholds × mean_pktsize, as ns-2 `qib_`), and
@@ -54,6 +57,9 @@ pub struct RedConfig {
     pub mean_pktsize: u32,
     pub ecn: bool,
     pub mark_above_max_th: bool,
+    /// ns-2's guard: decide (early or average-forced) only when the backlog before the
+    /// arrival, in the units of avg, is greater than one.
+    pub ns2_qlen_guard: bool,
 }
 
 /// RED's parameters, resolved for a link (Linux `struct red_parms`): thresholds in the
@@ -187,6 +193,13 @@ impl RedParams {
         }
     }
 
+    /// Whether ns-2's guard lets an arrival that finds `backlog` waiting (in the units of
+    /// avg) be considered for an early or average-forced decision: always without
+    /// `ns2_qlen_guard`, else only if backlog > 1 (ns-2 `qlen > 1` in `REDQueue::enque`).
+    pub fn guard_allows(&self, backlog: f64) -> bool {
+        !self.cfg.ns2_qlen_guard || backlog > 1.0
+    }
+
     /// Whole packet times of the link in an idle period from `since` to `now`.
     fn idle_packets(&self, since: Time, now: Time) -> f64 {
         libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64)
@@ -276,14 +289,20 @@ impl RedMarker {
         p_a.min(1.0)
     }
 
+    /// Leaves the decision state as below min_th: no count (ns-2 `old = 0`), p_b = p_a = 0.
+    fn rest(&mut self) {
+        self.count = -1;
+        self.count_bytes = 0;
+        self.last_p_b = 0.0;
+        self.last_p_a = 0.0;
+    }
+
     /// Decides on an arrival of `size` bytes given the average `avg` (the caller's: the
     /// queue's, a class's, or a virtual queue's): none, an early or a forced mark/drop.
+    /// Ignores `ns2_qlen_guard`; see `decide_queued`.
     pub fn decide(&mut self, p: &RedParams, avg: f64, size: u32, rng: &mut Rng) -> Option<Reason> {
         if avg < p.min_th {
-            self.count = -1;
-            self.count_bytes = 0;
-            self.last_p_b = 0.0;
-            self.last_p_a = 0.0;
+            self.rest();
             return None;
         }
         let Some(p_b) = p.p_b(avg) else {
@@ -327,6 +346,27 @@ impl RedMarker {
                 self.count += 1;
                 self.count_bytes += size as u64;
             }
+            None
+        }
+    }
+
+    /// `decide` behind ns-2's guard, for an arrival that finds `backlog` waiting (in the
+    /// units of avg). When the guard suppresses the decision, the state is left as below
+    /// min_th, as ns-2's `else` branch does (`v_prob = 0`, `old = 0`: the next arrival that
+    /// passes the guard starts the count again and is not dropped), and no random number is
+    /// drawn. Without `ns2_qlen_guard` this is exactly `decide`.
+    pub fn decide_queued(
+        &mut self,
+        p: &RedParams,
+        avg: f64,
+        backlog: f64,
+        size: u32,
+        rng: &mut Rng,
+    ) -> Option<Reason> {
+        if p.guard_allows(backlog) {
+            self.decide(p, avg, size, rng)
+        } else {
+            self.rest();
             None
         }
     }
@@ -381,11 +421,19 @@ impl Red {
         self.est.update(&self.params, backlog, now)
     }
 
-    /// The decision half of an arrival, after `update_avg` (which returned `idle`).
-    pub fn decide_arrival(&mut self, pkt: &Packet, idle: Option<Time>, rng: &mut Rng) -> Verdict {
-        let decision = self
-            .marker
-            .decide(&self.params, self.est.avg, pkt.size, rng);
+    /// The decision half of an arrival at the queue `q` (as it was before the arrival),
+    /// after `update_avg` (which returned `idle`).
+    pub fn decide_arrival(
+        &mut self,
+        q: &QueueView,
+        pkt: &Packet,
+        idle: Option<Time>,
+        rng: &mut Rng,
+    ) -> Verdict {
+        let backlog = self.params.backlog(q);
+        let decision =
+            self.marker
+                .decide_queued(&self.params, self.est.avg, backlog, pkt.size, rng);
         let verdict = self.params.verdict(decision);
         if let (Some(decayed_to), Verdict::Drop(_)) = (idle, verdict) {
             // Dropped at an empty queue: the link stays idle.
@@ -398,7 +446,7 @@ impl Red {
 impl Aqm for Red {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
         let idle = self.update_avg(q, now);
-        self.decide_arrival(pkt, idle, rng)
+        self.decide_arrival(q, pkt, idle, rng)
     }
 
     fn on_overflow(&mut self, _q: &QueueView, _now: Time) {
@@ -443,6 +491,8 @@ macro_rules! red_variant_spec {
                 pub count_rule: crate::aqm::red::CountRule,
                 #[serde(default)]
                 pub mark_above_max_th: bool,
+                #[serde(default)]
+                pub ns2_qlen_guard: bool,
             }
         }
     };
@@ -463,6 +513,7 @@ macro_rules! red_spec {
             mean_pktsize: $s.mean_pktsize,
             ecn: $s.ecn,
             mark_above_max_th: $s.mark_above_max_th,
+            ns2_qlen_guard: $s.ns2_qlen_guard,
         }
     };
 }
@@ -486,6 +537,9 @@ pub struct RedSpec {
     pub count_rule: CountRule,
     #[serde(default)]
     pub mark_above_max_th: bool,
+    /// ns-2's "more than one packet queued" guard on early and average-forced decisions.
+    #[serde(default)]
+    pub ns2_qlen_guard: bool,
 }
 }
 
@@ -620,6 +674,7 @@ impl RedSpec {
             mean_pktsize: self.mean_pktsize.0 as u32,
             ecn: self.ecn,
             mark_above_max_th: self.mark_above_max_th,
+            ns2_qlen_guard: self.ns2_qlen_guard,
         }
     }
 }
@@ -641,6 +696,7 @@ mod tests {
             mean_pktsize: 1000,
             ecn: false,
             mark_above_max_th: false,
+            ns2_qlen_guard: false,
         }
     }
 
@@ -890,5 +946,158 @@ mod tests {
         assert_eq!(low.avg, 0.0);
         let expect = 30.0 * (1.0 - libm::pow(0.98, 500.0));
         assert!((high.avg - expect).abs() < 1e-9 * expect, "{}", high.avg);
+    }
+
+    /// A fixed-seed run through every region (idle, below min_th, early, forced, gentle),
+    /// with queues of 0 and 1 packets among others: a fingerprint of the verdict sequence
+    /// and the number of early and forced decisions.
+    fn fingerprint(c: RedConfig) -> (u64, u32, u32) {
+        // The guard's unit is avg's: in byte mode one waiting packet is 1000 bytes > 1.
+        let spared = if c.ns2_qlen_guard {
+            if c.byte_mode {
+                0
+            } else {
+                1
+            }
+        } else {
+            -1
+        };
+        let mut red = Red::new(c, 10_000_000);
+        let mut rng = Rng::for_component(11, 0, "red-seq");
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let (mut early, mut forced) = (0, 0);
+        for i in 0..60_000u64 {
+            let phase = (i / 5) % 60;
+            let len = if phase < 30 { phase } else { 60 - phase } as u32;
+            let now = i * 200_000;
+            if len == 0 {
+                red.on_idle(now - 150_000);
+            }
+            let v = red.on_arrival(&view(len), &pkt(), now, &mut rng);
+            if (len as i64) <= spared {
+                assert_eq!(v, Verdict::Pass, "arrival {i} at a queue of {len}");
+            }
+            let code = match v {
+                Verdict::Pass => 1,
+                Verdict::Drop(Reason::Early) => 2,
+                Verdict::Drop(Reason::Forced) => 3,
+                Verdict::Mark(Reason::Early) => 4,
+                Verdict::Mark(Reason::Forced) => 5,
+                _ => 6,
+            };
+            early += (code == 2 || code == 4) as u32;
+            forced += (code == 3 || code == 5) as u32;
+            h = (h ^ code).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        (h, early, forced)
+    }
+
+    fn fingerprint_cases() -> Vec<RedConfig> {
+        let mut out = vec![];
+        for (rule, gentle, ecn, byte_mode) in [
+            (CountRule::Ns2Wait, false, false, false),
+            (CountRule::Ns2, true, true, false),
+            (CountRule::Uniform, false, false, true),
+        ] {
+            let mut c = cfg(rule);
+            c.w_q = Some(0.02);
+            c.gentle = gentle;
+            c.ecn = ecn;
+            c.byte_mode = byte_mode;
+            out.push(c);
+        }
+        out
+    }
+
+    /// Issue 11: with `ns2_qlen_guard` off, the decisions of a fixed-seed run are those of
+    /// the code before the option existed (values recorded from commit aad77f3).
+    #[test]
+    fn without_the_guard_a_fixed_seed_decision_sequence_is_unchanged() {
+        let before = [
+            (16277055355877602091, 1914, 29995),
+            (6865891506483791958, 31331, 0),
+            (13778812366343660896, 5227, 29995),
+        ];
+        for (c, expect) in fingerprint_cases().into_iter().zip(before) {
+            assert_eq!(fingerprint(c), expect);
+        }
+        // With the guard the same runs decide less, and never at a queue of 0 or 1 (0 in
+        // byte mode) (asserted inside `fingerprint`).
+        for (mut c, (_, early, forced)) in fingerprint_cases().into_iter().zip(before) {
+            c.ns2_qlen_guard = true;
+            let (_, e, f) = fingerprint(c);
+            assert!(e + f < early + forced && e + f > 0, "{e} + {f}");
+        }
+    }
+
+    /// Issue 11 acceptance: with ns-2's guard, an arrival that finds one packet (or none)
+    /// waiting is never dropped or marked by RED, even with avg far above max_th; without
+    /// it the same arrival is force-dropped. Two waiting packets pass the guard.
+    #[test]
+    fn the_ns2_guard_spares_arrivals_at_a_queue_of_one_or_none() {
+        for gentle in [false, true] {
+            for ecn in [false, true] {
+                let mut c = cfg(CountRule::Ns2Wait);
+                (c.gentle, c.ecn, c.mark_above_max_th) = (gentle, ecn, ecn);
+                let mut rng = Rng::for_component(3, 0, "guard");
+                for len in [0, 1] {
+                    let mut off = Red::new(c.clone(), 10_000_000);
+                    off.est.avg = 100.0;
+                    let v = off.on_arrival(&view(len), &pkt(), 0, &mut rng);
+                    assert_ne!(v, Verdict::Pass, "guard off, queue {len}");
+                    let mut on_cfg = c.clone();
+                    on_cfg.ns2_qlen_guard = true;
+                    let mut on = Red::new(on_cfg, 10_000_000);
+                    on.est.avg = 100.0;
+                    on.marker.count = 40;
+                    for _ in 0..1000 {
+                        let v = on.on_arrival(&view(len), &pkt(), 0, &mut rng);
+                        assert_eq!(v, Verdict::Pass, "guard on, queue {len}");
+                        on.est.avg = 100.0; // keep it far above max_th
+                    }
+                    // ns-2's `else` branch: the decision state is reset as below min_th.
+                    assert_eq!(on.marker.count, -1);
+                    assert_eq!(on.marker.last_p(), (0.0, 0.0));
+                    // Two waiting packets: the forced decision is back.
+                    assert_ne!(on.on_arrival(&view(2), &pkt(), 0, &mut rng), Verdict::Pass);
+                }
+            }
+        }
+        // In the early region too: p_b = 0.2 − ε and a count that forces p_a = 1.
+        let mut c = cfg(CountRule::Ns2);
+        c.ns2_qlen_guard = true;
+        let mut red = Red::new(c, 10_000_000);
+        let mut rng = Rng::for_component(3, 0, "guard");
+        red.est.avg = 14.99;
+        red.marker.count = 100;
+        assert_eq!(red.on_arrival(&view(1), &pkt(), 0, &mut rng), Verdict::Pass);
+        // The next arrival that passes the guard is the "first" in the region (ns-2
+        // `old = 0` → count := 1, no drop), then decisions resume.
+        assert_eq!(red.on_arrival(&view(2), &pkt(), 0, &mut rng), Verdict::Pass);
+        assert_eq!(red.marker.count, 1);
+        red.marker.count = 100;
+        assert_eq!(
+            red.on_arrival(&view(2), &pkt(), 0, &mut rng),
+            Verdict::Drop(Reason::Early)
+        );
+    }
+
+    /// The guard draws no random number when it suppresses a decision (ns-2 does not call
+    /// `drop_early`), and compares bytes with one in byte mode, as ns-2 with `qib_`.
+    #[test]
+    fn the_ns2_guard_draws_nothing_and_counts_bytes_in_byte_mode() {
+        let mut c = cfg(CountRule::Independent);
+        c.ns2_qlen_guard = true;
+        let mut red = Red::new(c.clone(), 10_000_000);
+        red.est.avg = 10.0;
+        let mut rng = Rng::for_component(5, 0, "guard");
+        let mut fresh = Rng::for_component(5, 0, "guard");
+        red.on_arrival(&view(1), &pkt(), 0, &mut rng);
+        assert_eq!(rng.uniform(), fresh.uniform());
+        // Byte mode: one waiting packet is 1000 bytes > 1, so the guard lets it through.
+        c.byte_mode = true;
+        let red = Red::new(c, 10_000_000);
+        assert!(red.params.guard_allows(red.params.backlog(&view(1))));
+        assert!(!red.params.guard_allows(red.params.backlog(&view(0))));
     }
 }

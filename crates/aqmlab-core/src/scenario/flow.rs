@@ -110,6 +110,10 @@ pub struct FlowSpec {
     pub dupack_response: Option<DupackResponseSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
+    /// Send retransmissions ECT(0) too, as ns-2 does (default false: Not-ECT, RFC 3168
+    /// §6.1.5, ns-3); only with `ecn = true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_retransmits: Option<bool>,
     /// Record cwnd, ssthresh and smoothed RTT at every sample (TCP only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<bool>,
@@ -205,6 +209,7 @@ impl FlowSpec {
             ("granularity", f.granularity.is_some()),
             ("dupack_response", f.dupack_response.is_some()),
             ("limited_transmit", f.limited_transmit.is_some()),
+            ("ecn_retransmits", f.ecn_retransmits.is_some()),
             ("trace", f.trace.is_some()),
         ];
         let allowed: &[&str] = match f.kind {
@@ -225,6 +230,7 @@ impl FlowSpec {
                 "granularity",
                 "dupack_response",
                 "limited_transmit",
+                "ecn_retransmits",
                 "trace",
             ],
         };
@@ -366,6 +372,13 @@ impl FlowSpec {
                 format!("{p}.delack_timeout"),
                 "",
                 "only used with delayed_ack = true",
+            );
+        }
+        if f.ecn_retransmits == Some(true) && !f.ecn {
+            pr.err(
+                format!("{p}.ecn_retransmits"),
+                "true",
+                "only meaningful with ecn = true",
             );
         }
         if f.delack_timeout == Some(Duration(0)) {

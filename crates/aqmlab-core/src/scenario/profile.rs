@@ -109,6 +109,17 @@ impl Profile {
         }
     }
 
+    /// The fields a profile gives every TCP flow with `ecn = true` that does not set them
+    /// (the option is only allowed with ECN).
+    pub fn tcp_ecn(self) -> &'static [(&'static str, Val)] {
+        match self {
+            // TcpAgent::output sets ECT on every data packet, retransmissions included.
+            Profile::Ns2_2001 | Profile::Ns2_35 => &[("ecn_retransmits", Bool(true))],
+            // ns-3 (IsEct: only new data) and aqmlab (RFC 3168 §6.1.5): Not-ECT.
+            Profile::Aqmlab | Profile::Ns3_44 => &[],
+        }
+    }
+
     /// The fields a profile gives every `type = "red"` queue that does not set them.
     pub fn red(self) -> &'static [(&'static str, Val)] {
         match self {
@@ -123,6 +134,7 @@ impl Profile {
                 ("count_rule", Str("ns2_wait")), // wait_ true
                 ("byte_mode", Bool(false)),      // bytes_, queue_in_bytes_ false
                 ("mean_pktsize", Str("500B")),   // mean_pktsize_ 500
+                ("ns2_qlen_guard", Bool(true)),  // REDQueue::enque: qlen > 1
             ],
             // Queue/RED of ns-2.35: thresholds and weight are automatic (thresh_ 0,
             // q_weight_ -1), which aqmlab's RED does not compute, so they stay required and
@@ -133,6 +145,7 @@ impl Profile {
                 ("count_rule", Str("ns2_wait")), // wait_ true
                 ("byte_mode", Bool(true)),       // bytes_, queue_in_bytes_ true (2004-10-11)
                 ("mean_pktsize", Str("500B")),   // mean_pktsize_ 500
+                ("ns2_qlen_guard", Bool(true)),  // REDQueue::enque: qlen > 1
             ],
             Profile::Ns3_44 => &[
                 ("min_th", Float(5.0)),          // RedQueueDisc::MinTh
@@ -143,6 +156,7 @@ impl Profile {
                 ("count_rule", Str("ns2_wait")), // RedQueueDisc::Wait
                 ("byte_mode", Bool(false)),      // MaxSize in packets
                 ("mean_pktsize", Str("500B")),   // RedQueueDisc::MeanPktSize
+                ("ns2_qlen_guard", Bool(true)),  // DoEnqueue: avg >= MinTh and nQueued > 1
             ],
         }
     }
@@ -167,6 +181,9 @@ pub(crate) fn apply(doc: &mut toml::Table) -> bool {
         for f in flows.iter_mut().filter_map(|f| f.as_table_mut()) {
             if f.get("type").and_then(|t| t.as_str()) == Some("tcp") {
                 fill(f, profile.tcp());
+                if f.get("ecn").and_then(|e| e.as_bool()) == Some(true) {
+                    fill(f, profile.tcp_ecn());
+                }
             }
         }
     }
@@ -216,7 +233,7 @@ mod tests {
         assert_eq!(
             table(Profile::Ns2_2001.red()),
             "min_th=5.0 max_th=15.0 w_q=0.002 max_p=0.1 gentle=true count_rule=\"ns2_wait\" \
-             byte_mode=false mean_pktsize=\"500B\""
+             byte_mode=false mean_pktsize=\"500B\" ns2_qlen_guard=true"
         );
         assert_eq!(
             table(Profile::Ns2_35.tcp()),
@@ -226,7 +243,8 @@ mod tests {
         );
         assert_eq!(
             table(Profile::Ns2_35.red()),
-            "max_p=0.1 gentle=true count_rule=\"ns2_wait\" byte_mode=true mean_pktsize=\"500B\""
+            "max_p=0.1 gentle=true count_rule=\"ns2_wait\" byte_mode=true mean_pktsize=\"500B\" \
+             ns2_qlen_guard=true"
         );
         assert_eq!(
             table(Profile::Ns3_44.tcp()),
@@ -237,8 +255,17 @@ mod tests {
         assert_eq!(
             table(Profile::Ns3_44.red()),
             "min_th=5.0 max_th=15.0 w_q=0.002 max_p=0.02 gentle=true count_rule=\"ns2_wait\" \
-             byte_mode=false mean_pktsize=\"500B\""
+             byte_mode=false mean_pktsize=\"500B\" ns2_qlen_guard=true"
         );
+    }
+
+    #[test]
+    fn ecn_retransmits_is_ns2s_for_ecn_flows() {
+        for p in [Profile::Ns2_2001, Profile::Ns2_35] {
+            assert_eq!(table(p.tcp_ecn()), "ecn_retransmits=true");
+        }
+        assert_eq!(table(Profile::Ns3_44.tcp_ecn()), "");
+        assert_eq!(table(Profile::Aqmlab.tcp_ecn()), "");
     }
 
     #[test]

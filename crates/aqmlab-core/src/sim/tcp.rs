@@ -62,15 +62,19 @@ impl Simulator<'_> {
         let now = self.now;
         let st = &self.flows[f];
         let (src, dst, size) = (st.src, st.dst, st.size);
-        let ecn = st.tcp.as_ref().is_some_and(|t| t.ecn);
+        let (ecn, ecn_rtx) = st
+            .tcp
+            .as_ref()
+            .map_or((false, false), |t| (t.ecn, t.ecn_retransmits));
         for seg in segs.drain(..) {
             let pkt = self.packets.alloc(Packet {
                 flow: f as u32,
                 src,
                 dst,
                 size,
-                // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
-                ecn: if ecn && !seg.retransmit {
+                // RFC 3168 §6.1.5: retransmissions are not ECN-capable, unless
+                // `ecn_retransmits` (ns-2's TcpAgent::output sets ECT on every data packet).
+                ecn: if ecn && (!seg.retransmit || ecn_rtx) {
                     Ecn::Ect0
                 } else {
                     Ecn::NotEct
@@ -175,6 +179,7 @@ pub(super) fn tcp_state(f: &FlowSpec) -> TcpState {
         rto_timer: None,
         delack_timer: None,
         ecn: f.ecn,
+        ecn_retransmits: f.ecn && f.ecn_retransmits == Some(true),
         ack_size: f.ack_size.map_or(d::ACK_SIZE, |x| x.0) as u32,
         start: f.start.0,
         stats_at_warmup: SenderStats::default(),

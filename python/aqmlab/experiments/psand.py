@@ -13,6 +13,12 @@ AQM under test in both directions, as an ns-2 duplex link), R2–S3 10 Mb/s 4 ms
 rate in packets/s for w_q = 1 − exp(−1/C) uses 1000-byte packets (C = 187.5), the size of
 almost all the traffic. Statistical runs (Figs. 5-6): 100 s, measured after a 20 s warm-up
 (the paper does not say), 100 independent replications per point.
+
+The simulator of the paper's era: the paper cites the ns web page of 2003 and its technical
+report is dated December 2003, so the runs used ns-2.26 (released 2003-02-26; ns-2.27 came
+out in 2004). Every scenario selects `profile = "ns2-2001"` (ns-2.1b8a) and overrides what
+changed between 2.1b8a and 2.26 (/work/notes/issue11-profiles.md §1; NS226 below lists each
+choice, and the report prints it).
 """
 
 from __future__ import annotations
@@ -48,8 +54,76 @@ STATS = {
     "use0": "1 − P(0)",
 }
 
+# ns-2.26 as aqmlab can express it: profile "ns2-2001" (ns-2.1b8a) plus the defaults that
+# changed before 2.26. (field, value, source) — printed in the report.
+PROFILE = "ns2-2001"
+HEADER = 40  # ns-2.26 Agent/TCP useHeaders_ true (2001-11-28): packetSize_ + 40 B on the wire
+TCP_NS226 = {"granularity": "10ms", "limited_transmit": True}
+# The paper's w_q = 1 − exp(−1/C), C in packets/s of the configured 1000-byte packets.
+W_Q = float(1.0 - np.exp(-1.0 / (1.5e6 / 8 / 1000)))
+# All four schemes are ns-2's Queue/RED (ARED_Floyd: adaptive_ 1; ARED_Feng: feng_adaptive_
+# 1; PSAND: the authors' extension of it), so each has Queue/RED's 2.26 defaults.
+RED_NS226 = {"gentle": True, "ns2_qlen_guard": True, "mean_pktsize": 500, "w_q": W_Q}
+NS226 = [
+    ("profile", f'"{PROFILE}"', "ns-2.1b8a defaults (docs/profiles.md) as the base"),
+    (
+        "TCP initial_cwnd",
+        "1 (from the profile)",
+        "ns-2.26: syn_ true, windowInit_ 2 after the SYN; aqmlab has no SYN, and a window of "
+        "1 sends what ns-2 sends in its first two rounds",
+    ),
+    ("TCP granularity", "10 ms", "ns-2.26 tcpTick_ 0.01 (changed from 0.1 on 2002-03-07)"),
+    ("TCP limited_transmit", "true", "ns-2.26 singledup_ 1 (changed from 0 on 2001-11-28)"),
+    (
+        "TCP min_rto / initial_rto / max_rto",
+        "1 s / 6 s / 100000 s (from the profile)",
+        "ns-2.26 minrto_ 1, rtxcur_init_ 6, maxrto_ 100000: unchanged since 2.1b8a",
+    ),
+    ("TCP delayed_ack", "false (from the profile)", "Agent/TCPSink/Sack1: one ACK per packet"),
+    (
+        "TCP packet_size",
+        f"1600 + {HEADER} and 1000 + {HEADER} B on the wire",
+        "ns-2.26 useHeaders_ true adds 40 B of TCP/IP header to packetSize_ (the paper's "
+        "1600 and 1000 bytes, read as packetSize_)",
+    ),
+    (
+        "TCP variant",
+        "sack (RFC 6675)",
+        "ns-2's Agent/TCP/Sack1 pipe algorithm is not modelled (docs/profiles.md)",
+    ),
+    (
+        "RED gentle, all four schemes",
+        "true",
+        "ns-2 Queue/RED gentle_ true since 2001-04-23; the variants are Queue/RED too. Before "
+        "this change plain RED was not gentle while its variants were",
+    ),
+    (
+        "RED ns2_qlen_guard, all four",
+        "true",
+        "REDQueue::enque: no early or average-forced drop unless more than one packet is "
+        "queued (in ns-2 since 1997); matters for PSAND's min_th = 0",
+    ),
+    (
+        "RED mean_pktsize, all four",
+        "500 B",
+        "ns-2 mean_pktsize_ 500: the packet time of the idle decay; byte_mode false "
+        "(queue_in_bytes_ false until 2004-10-11)",
+    ),
+    (
+        "RED w_q, all four",
+        f"{W_Q:.6g} = 1 − exp(−1/187.5)",
+        "set by the paper's formula, C in 1000-byte packets/s (given explicitly, so "
+        "mean_pktsize does not change it)",
+    ),
+    (
+        "RED count_rule",
+        "ns2_wait",
+        "ns-2 wait_ true; already aqmlab's default",
+    ),
+]
+
 SCHEMES = {
-    "RED": {"type": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": "auto"},
+    "RED": {"type": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, **RED_NS226},
     "ARED_Feng": {
         "type": "feng_red",
         "min_th": 5,
@@ -57,7 +131,7 @@ SCHEMES = {
         "max_p": 0.02,
         "alpha": 3.0,
         "beta": 2.0,
-        "w_q": "auto",
+        **RED_NS226,
     },
     "ARED_Floyd": {
         "type": "ared",
@@ -68,7 +142,7 @@ SCHEMES = {
         "beta": 0.9,
         "top": 0.5,
         "interval": "500ms",
-        "w_q": "auto",
+        **RED_NS226,
     },
     "PSAND": {
         "type": "psand",
@@ -79,7 +153,7 @@ SCHEMES = {
         "interval": "500ms",
         "lower": 0.01,
         "upper": 0.75,
-        "w_q": "auto",
+        **RED_NS226,
     },
 }
 
@@ -92,7 +166,7 @@ def base(extra: int, first: float, duration: str, warmup: str, sample: str) -> d
         sc.link("S2", "R1", bandwidth="10Mbps", delay="3ms", queue=sc.queue(limit_pkts=1000)),
         sc.link("R2", "S3", bandwidth="10Mbps", delay="4ms", queue=sc.queue(limit_pkts=1000)),
     ]
-    long = {"variant": "sack", "packet_size": 1600, "max_window": 15}
+    long = {"variant": "sack", "packet_size": 1600 + HEADER, "max_window": 15, **TCP_NS226}
     flows = [
         sc.tcp("ftp1", "S1", "S3", start="0s", **long),
         sc.tcp("ftp2", "S3", "S1", start="1s", **long),
@@ -106,12 +180,14 @@ def base(extra: int, first: float, duration: str, warmup: str, sample: str) -> d
                 "S1",
                 "S3",
                 variant="sack",
-                packet_size=1000,
+                packet_size=1000 + HEADER,
                 max_window=20,
+                **TCP_NS226,
                 start=f"{ms}ms",
             )
         )
     return sc.scenario(
+        profile=PROFILE,
         duration=duration,
         warmup=warmup,
         seed=1,
@@ -279,6 +355,20 @@ TOLERANCES = {
 }
 
 
+def profile_note() -> str:
+    """The simulator the scenarios emulate, choice by choice (NS226)."""
+    lines = [
+        "Simulator: ns-2.26 (the paper cites the ns web page of 2003; its technical report "
+        "is of December 2003), as profile "
+        f'"{PROFILE}" (ns-2.1b8a) plus these choices:',
+        "",
+        "| setting | value | why |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in NS226]
+    return "\n".join(lines)
+
+
 def tolerance_note() -> str:
     """The tolerance table of the report (TOLERANCES)."""
     lines = [
@@ -344,6 +434,7 @@ def _plot_dynamics(dyn: dict, path, title: str, recovery: dict[str, float] | Non
 def run(ctx: Context) -> list[Claim]:
     claims: list[Claim] = []
     ctx.notes.append(tolerance_note())
+    ctx.notes.append(profile_note())
     # ---- Figs. 3-4 ------------------------------------------------------------------
     dyn20 = _dynamics(ctx, 20)
     rec = {name: _recovery(df) for name, df in dyn20.items() if name != "RED"}
@@ -644,6 +735,8 @@ EXPERIMENT = Experiment(
     "GLOBECOM 2004, Dallas, November 2004 (HAL lirmm-00108790), §III.B",
     run=run,
     description="1.5 Mb/s / 20 ms bottleneck with a 35-packet buffer (ns-2 ARED test-suite "
-    "topology), TCP SACK; RED, ARED_Feng, ARED_Floyd and PSAND with the paper's Table I. "
+    "topology), TCP SACK; RED, ARED_Feng, ARED_Floyd and PSAND with the paper's Table I, all "
+    'gentle with ns-2\'s queue-length guard; ns-2.26 defaults (profile "ns2-2001" plus the '
+    "overrides listed below). "
     "Quick size: 20 and 70 additional flows, 5 replications.",
 )

@@ -67,7 +67,19 @@ def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
             27,
             ["fig2_goodput.png", "fig2_mean_queue.png", "fig3_goodput.png", "fig4_overflow.png"],
         ),
-        ("psand", 21, ["fig3.png", "fig4.png", "fig5a.png", "fig6c.png"]),
+        (
+            "psand",
+            29,
+            [
+                "fig3.png",
+                "fig4.png",
+                "fig4_100.png",
+                "max_p.png",
+                "fig5a.png",
+                "fig6c.png",
+                "sens_fig3.png",
+            ],
+        ),
     ],
 )
 def test_paper_reproductions_run_end_to_end_at_quick_size(

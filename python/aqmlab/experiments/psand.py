@@ -72,14 +72,26 @@ NS226 = [
         "ns-2.26: syn_ true, windowInit_ 2 after the SYN; aqmlab has no SYN, and a window of "
         "1 sends what ns-2 sends in its first two rounds",
     ),
-    ("TCP granularity", "10 ms", "ns-2.26 tcpTick_ 0.01 (changed from 0.1 on 2002-03-07)"),
-    ("TCP limited_transmit", "true", "ns-2.26 singledup_ 1 (changed from 0 on 2001-11-28)"),
+    (
+        "TCP granularity",
+        "10 ms",
+        "ns-2.26 tcpTick_ 0.01 (changed from 0.1 on 2002-03-07)",
+    ),
+    (
+        "TCP limited_transmit",
+        "true",
+        "ns-2.26 singledup_ 1 (changed from 0 on 2001-11-28)",
+    ),
     (
         "TCP min_rto / initial_rto / max_rto",
         "1 s / 6 s / 100000 s (from the profile)",
         "ns-2.26 minrto_ 1, rtxcur_init_ 6, maxrto_ 100000: unchanged since 2.1b8a",
     ),
-    ("TCP delayed_ack", "false (from the profile)", "Agent/TCPSink/Sack1: one ACK per packet"),
+    (
+        "TCP delayed_ack",
+        "false (from the profile)",
+        "Agent/TCPSink/Sack1: one ACK per packet",
+    ),
     (
         "TCP packet_size",
         f"1600 + {HEADER} and 1000 + {HEADER} B on the wire",
@@ -158,15 +170,42 @@ SCHEMES = {
 }
 
 
-def base(extra: int, first: float, duration: str, warmup: str, sample: str) -> dict:
-    nodes = [sc.router("R1"), sc.router("R2"), sc.host("S1"), sc.host("S2"), sc.host("S3")]
-    links = [
-        sc.link("R1", "R2", bandwidth="1.5Mbps", delay="20ms", queue=sc.queue(limit_pkts=BUFFER)),
-        sc.link("S1", "R1", bandwidth="10Mbps", delay="2ms", queue=sc.queue(limit_pkts=1000)),
-        sc.link("S2", "R1", bandwidth="10Mbps", delay="3ms", queue=sc.queue(limit_pkts=1000)),
-        sc.link("R2", "S3", bandwidth="10Mbps", delay="4ms", queue=sc.queue(limit_pkts=1000)),
+def base(
+    extra: int,
+    first: float,
+    duration: str,
+    warmup: str,
+    sample: str,
+    bottleneck: str = "1.5Mbps",
+) -> dict:
+    # The access links stay well above the bottleneck (10 Mb/s in the paper's setting, 100
+    # Mb/s in the 15 Mb/s sensitivity run), so that R1→R2 stays the bottleneck.
+    access = "10Mbps" if bottleneck == "1.5Mbps" else "100Mbps"
+    nodes = [
+        sc.router("R1"),
+        sc.router("R2"),
+        sc.host("S1"),
+        sc.host("S2"),
+        sc.host("S3"),
     ]
-    long = {"variant": "sack", "packet_size": 1600 + HEADER, "max_window": 15, **TCP_NS226}
+    links = [
+        sc.link(
+            "R1",
+            "R2",
+            bandwidth=bottleneck,
+            delay="20ms",
+            queue=sc.queue(limit_pkts=BUFFER),
+        ),
+        sc.link("S1", "R1", bandwidth=access, delay="2ms", queue=sc.queue(limit_pkts=1000)),
+        sc.link("S2", "R1", bandwidth=access, delay="3ms", queue=sc.queue(limit_pkts=1000)),
+        sc.link("R2", "S3", bandwidth=access, delay="4ms", queue=sc.queue(limit_pkts=1000)),
+    ]
+    long = {
+        "variant": "sack",
+        "packet_size": 1600 + HEADER,
+        "max_window": 15,
+        **TCP_NS226,
+    }
     flows = [
         sc.tcp("ftp1", "S1", "S3", start="0s", **long),
         sc.tcp("ftp2", "S3", "S1", start="1s", **long),
@@ -198,8 +237,21 @@ def base(extra: int, first: float, duration: str, warmup: str, sample: str) -> d
     )
 
 
-def variants() -> dict:
-    return {name: {"links[0].queue.aqm": aqm} for name, aqm in SCHEMES.items()}
+def variants(w_q: float = W_Q) -> dict:
+    """One variant per scheme; ``w_q`` from the paper's formula at the bottleneck's rate."""
+    return {name: {"links[0].queue.aqm": {**aqm, "w_q": w_q}} for name, aqm in SCHEMES.items()}
+
+
+# max_p bounds of each adaptive scheme (lower, upper): PSAND's lower/upper, ARED_Floyd's
+# bottom/top (checked before a step, so max_p may pass them by one step: counted as at the
+# bound), ARED_Feng's [0, 1] (ns-2 has none; RED caps p at 1).
+BOUNDS = {"ARED_Feng": (0.0, 1.0), "ARED_Floyd": (0.01, 0.5), "PSAND": (0.01, 0.75)}
+
+
+def at_bounds(max_p: pd.Series, lo: float, hi: float) -> tuple[float, float]:
+    """Shares of the samples with max_p at or beyond its lower and its upper bound."""
+    eps = 1e-9
+    return float((max_p <= lo + eps).mean()), float((max_p >= hi - eps).mean())
 
 
 def occupancy(res) -> dict[str, float]:
@@ -215,19 +267,26 @@ def occupancy(res) -> dict[str, float]:
     }
 
 
-def _dynamics(ctx: Context, extra: int) -> dict[str, pd.DataFrame]:
+def _dynamics(
+    ctx: Context, extra: int, bottleneck: str = "1.5Mbps", w_q: float = W_Q
+) -> dict[str, pd.DataFrame]:
     """Figs. 3-4: one 100 s run per scheme, ``extra`` flows from 50 s."""
-    fig = {20: "Fig. 3", 70: "Fig. 4"}.get(extra, "dynamics")
+    fig = {20: "Fig. 3", 70: "Fig. 4", 100: "Figs. 3-4"}.get(extra, "dynamics")
+    if bottleneck != "1.5Mbps":
+        fig = f"sensitivity {bottleneck}"
     res = ctx.sweep(
-        base(extra, 50.0, "100s", "0s", "100ms"),
-        variants=variants(),
+        base(extra, 50.0, "100s", "0s", "100ms", bottleneck),
+        variants=variants(w_q),
         runs=1,
         phase=f"{fig}: {extra} flows at 50 s",
     )
     out = {}
     for name, key in zip(res.runs["variant"], res.keys, strict=True):
         ts = ctx.timeseries(key)
-        out[name] = ts[ts["queue"] == Q].set_index("time_s")[["qlen_pkts", "avg"]]
+        # RED has no max_p series: NaN.
+        out[name] = (
+            ts[ts["queue"] == Q].set_index("time_s").reindex(columns=["qlen_pkts", "avg", "max_p"])
+        )
     return out
 
 
@@ -254,7 +313,10 @@ FIGS56_FULL = (
     "a trend over 10–100 additional flows, from 100 replications per point; quick size "
     "has 2 flow counts and 5 replications, whose 95% CIs overlap between schemes"
 )
-TARGET_REFS = [HLine(K_T, f"target K_T = {K_T:g}"), HBand(K_T - 2, K_T + 2, "K_T ± 2 (Fig. 6c)")]
+TARGET_REFS = [
+    HLine(K_T, f"target K_T = {K_T:g}"),
+    HBand(K_T - 2, K_T + 2, "K_T ± 2 (Fig. 6c)"),
+]
 
 # Tolerances of the claims, written down before the run from the paper's own words and never
 # widened after seeing a result: claim id -> (the paper's words, the tolerance, why).
@@ -302,6 +364,12 @@ TOLERANCES = {
         "less frequent occurrences of a queue size close to the maximum buffer capacity",
         "strict: share of samples with 25 < X ≤ 35 (the paper's Fig. 6(b) band) below the other's",
         "a comparison; 'close to the maximum' taken as the paper's own Fig. 6(b) band",
+    ),
+    "fig4 (100 flows)": (
+        "the Fig. 4 statements above (§III.B.1 ran 20, 70 and 100 additional flows and states "
+        "them for the higher load increase)",
+        "strict, as each fig4 claim",
+        "the paper's third dynamics run is held to the statements of its higher-load figure",
     ),
     "fig5a variance": (
         "PSAND reduces ... the queue size variance ... independently of the number of flows",
@@ -399,9 +467,23 @@ def _plot_dynamics(dyn: dict, path, title: str, recovery: dict[str, float] | Non
                 refs.append(VLines([50.0 + t], f"paper: back at target {text} after 50 s"))
             draw_refs(ax, refs)
             ax.plot(
-                df.index, df["qlen_pkts"], lw=0.5, color="0.6", marker="", ls="-", label="queue"
+                df.index,
+                df["qlen_pkts"],
+                lw=0.5,
+                color="0.6",
+                marker="",
+                ls="-",
+                label="queue",
             )
-            ax.plot(df.index, df["avg"], lw=1.4, color="C0", marker="", ls="-", label="average")
+            ax.plot(
+                df.index,
+                df["avg"],
+                lw=1.4,
+                color="C0",
+                marker="",
+                ls="-",
+                label="average",
+            )
             if recovery is not None and name in recovery and np.isfinite(recovery[name]):
                 t = 50.0 + recovery[name]
                 ax.plot(
@@ -423,12 +505,164 @@ def _plot_dynamics(dyn: dict, path, title: str, recovery: dict[str, float] | Non
                 handles, labels = [handles[i] for i in keep], [labels[i] for i in keep]
             if handles:
                 ax.legend(
-                    handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0
+                    handles,
+                    labels,
+                    loc="upper left",
+                    bbox_to_anchor=(1.01, 1.0),
+                    borderaxespad=0,
                 )
         axes[0].set_title(title)
         axes[-1].set_xlabel("time (s)")
         fig.savefig(path, dpi=110)
         plt.close(fig)
+
+
+def _fig4_claims(dyn: dict[str, pd.DataFrame], tag: str) -> list[Claim]:
+    """Fig. 4's statements (70 additional flows; the paper's 100-flow run is judged by the
+    same ones) over 60–100 s of a dynamics run."""
+    claims: list[Claim] = []
+    extra = 100 if "100" in tag else 70
+    late = {k: df[df.index >= 60.0] for k, df in dyn.items()}
+    gap = {k: float((d["avg"] - K_T).abs().mean()) for k, d in late.items()}
+    sd = {k: float(d["qlen_pkts"].std()) for k, d in late.items()}
+    empty = {k: float((d["qlen_pkts"] == 0).mean()) for k, d in late.items()}
+    near_full = {
+        k: float(((d["qlen_pkts"] > 25) & (d["qlen_pkts"] <= BUFFER)).mean())
+        for k, d in late.items()
+    }
+    for other in ["ARED_Floyd", "ARED_Feng"]:
+        claims.append(
+            Claim(
+                f"{tag} PSAND controls avg better than {other}",
+                f"with {extra} additional flows the ARED variants cannot control the average queue "
+                "(mean |avg − 10| over 60–100 s: PSAND smaller)",
+                f"PSAND {fmt(gap['PSAND'])}, {other} {fmt(gap[other])}",
+                less_than("PSAND", gap["PSAND"], other, gap[other]),
+            )
+        )
+        claims.append(
+            Claim(
+                f"{tag} PSAND oscillates less than {other}",
+                "PSAND displays a reduced amplitude of queue oscillations (sd of the "
+                "instantaneous queue over 60–100 s)",
+                f"PSAND {fmt(sd['PSAND'])}, {other} {fmt(sd[other])}",
+                less_than("PSAND", sd["PSAND"], other, sd[other]),
+            )
+        )
+        for cid, share, says in [
+            ("empty", empty, "less frequent occurrences of an empty queue"),
+            (
+                "near-full",
+                near_full,
+                "less frequent occurrences of a queue size close to the maximum buffer "
+                "capacity (25 < X ≤ 35)",
+            ),
+        ]:
+            claims.append(
+                Claim(
+                    f"{tag} PSAND {cid} less often than {other}",
+                    f"with {extra} additional flows PSAND shows {says} (share of the 100 ms "
+                    "samples over 60–100 s)",
+                    f"PSAND {fmt(share['PSAND'])}, {other} {fmt(share[other])}",
+                    less_than("PSAND", share["PSAND"], other, share[other]),
+                )
+            )
+
+    return claims
+
+
+def _plot_max_p(dyns: dict[int, dict[str, pd.DataFrame]], path) -> None:
+    """One panel per dynamics run: max_p of the adaptive schemes, their bounds dotted."""
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(
+            len(dyns),
+            1,
+            figsize=(9, 2.3 * len(dyns)),
+            sharex=True,
+            layout="constrained",
+        )
+        for ax, (extra, dyn) in zip(axes, dyns.items(), strict=True):
+            draw_refs(ax, [VLines([50.0], "additional flows start")])
+            for i, (name, (lo, hi)) in enumerate(BOUNDS.items()):
+                df = dyn[name]
+                color = f"C{i}"
+                ax.plot(
+                    df.index,
+                    df["max_p"],
+                    lw=1.0,
+                    color=color,
+                    marker="",
+                    ls="-",
+                    label=name,
+                )
+                for b in (lo, hi):
+                    if 0 < b < 1:
+                        ax.axhline(b, color=color, lw=0.6, ls=":")
+            ax.set_yscale("log")
+            ax.set_ylabel(f"max_p\n({extra} flows)")
+        axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        axes[0].set_title("max_p over time (bounds dotted)")
+        axes[-1].set_xlabel("time (s)")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+
+
+def _bounds_note(dyns: dict[int, dict[str, pd.DataFrame]]) -> str:
+    """Share of the time (100 ms samples, 50–100 s) each scheme's max_p is at a bound."""
+    lines = [
+        "Share of the time max_p sits at its lower / upper bound (100 ms samples over "
+        "50–100 s of each dynamics run; bounds: "
+        + ", ".join(f"{k} [{lo:g}, {hi:g}]" for k, (lo, hi) in BOUNDS.items())
+        + "; RED's max_p is fixed):",
+        "",
+        "| flows | " + " | ".join(BOUNDS) + " |",
+        "|---:|" + "---:|" * len(BOUNDS),
+    ]
+    for extra, dyn in dyns.items():
+        cells = []
+        for name, (lo, hi) in BOUNDS.items():
+            mp = dyn[name]["max_p"]
+            a, b = at_bounds(mp[mp.index >= 50.0], lo, hi)
+            cells.append(f"{fmt(a)} / {fmt(b)}")
+        lines.append(f"| {extra} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _statistics(
+    ctx: Context,
+    ns: list[int],
+    runs: int,
+    bottleneck: str = "1.5Mbps",
+    w_q: float = W_Q,
+) -> pd.DataFrame:
+    """Figs. 5-6: ``runs`` replications per scheme and number of flows; their summary."""
+    from aqmlab.sweep import summarise
+
+    frames = []
+    for n in ns:
+        res = ctx.sweep(
+            base(n, 3.5, "100s", "20s", "100s", bottleneck),
+            variants=variants(w_q),
+            runs=runs,
+            extra=occupancy,
+            timeseries=False,
+            phase=(
+                f"Figs. 5-6: {n} flows"
+                if bottleneck == "1.5Mbps"
+                else f"sensitivity {bottleneck}: {n} flows"
+            ),
+        )
+        r = res.runs.copy()
+        r["flows"] = n
+        r["var"] = r[f"queue:{Q}:var_queue_pkts"]
+        r["mean"] = r[f"queue:{Q}:mean_queue_pkts"]
+        r["loss"] = r[f"queue:{Q}:dropped_total"] / r[f"queue:{Q}:arrivals"]
+        r["util"] = r[f"queue:{Q}:utilization"]
+        r["use0"] = 1.0 - r["p_empty"]
+        frames.append(r[["flows", "variant", "run", *STATS]])
+    return summarise(pd.concat(frames, ignore_index=True), ["flows", "variant"])
 
 
 def run(ctx: Context) -> list[Claim]:
@@ -459,8 +693,14 @@ def run(ctx: Context) -> list[Claim]:
         )
     )
     for other, says in [
-        ("ARED_Floyd", "ARED_Floyd in Fig. 3(b) takes 10 seconds to bring the average back"),
-        ("ARED_Feng", "ARED_Feng in Fig. 3(a) takes roughly 15 seconds to bring the average back"),
+        (
+            "ARED_Floyd",
+            "ARED_Floyd in Fig. 3(b) takes 10 seconds to bring the average back",
+        ),
+        (
+            "ARED_Feng",
+            "ARED_Feng in Fig. 3(a) takes roughly 15 seconds to bring the average back",
+        ),
     ]:
         paper_t = PAPER_RECOVERY[other][0]
         claims.append(
@@ -485,77 +725,30 @@ def run(ctx: Context) -> list[Claim]:
     dyn70 = _dynamics(ctx, 70)
     _plot_dynamics(dyn70, ctx.out / "fig4.png", "Fig. 4: 70 additional flows at 50 s")
     ctx.figure(
-        "Fig. 4: instantaneous and average queue, 70 additional flows at 50 s", ctx.out / "fig4.png"
+        "Fig. 4: instantaneous and average queue, 70 additional flows at 50 s",
+        ctx.out / "fig4.png",
     )
-    late = {k: df[df.index >= 60.0] for k, df in dyn70.items()}
-    gap = {k: float((d["avg"] - K_T).abs().mean()) for k, d in late.items()}
-    sd = {k: float(d["qlen_pkts"].std()) for k, d in late.items()}
-    empty = {k: float((d["qlen_pkts"] == 0).mean()) for k, d in late.items()}
-    near_full = {
-        k: float(((d["qlen_pkts"] > 25) & (d["qlen_pkts"] <= BUFFER)).mean())
-        for k, d in late.items()
-    }
-    for other in ["ARED_Floyd", "ARED_Feng"]:
-        claims.append(
-            Claim(
-                f"fig4 PSAND controls avg better than {other}",
-                "with 70 additional flows the ARED variants cannot control the average queue "
-                "(mean |avg − 10| over 60–100 s: PSAND smaller)",
-                f"PSAND {fmt(gap['PSAND'])}, {other} {fmt(gap[other])}",
-                less_than("PSAND", gap["PSAND"], other, gap[other]),
-            )
-        )
-        claims.append(
-            Claim(
-                f"fig4 PSAND oscillates less than {other}",
-                "PSAND displays a reduced amplitude of queue oscillations (sd of the "
-                "instantaneous queue over 60–100 s)",
-                f"PSAND {fmt(sd['PSAND'])}, {other} {fmt(sd[other])}",
-                less_than("PSAND", sd["PSAND"], other, sd[other]),
-            )
-        )
-        for cid, share, says in [
-            ("empty", empty, "less frequent occurrences of an empty queue"),
-            (
-                "near-full",
-                near_full,
-                "less frequent occurrences of a queue size close to the maximum buffer "
-                "capacity (25 < X ≤ 35)",
-            ),
-        ]:
-            claims.append(
-                Claim(
-                    f"fig4 PSAND {cid} less often than {other}",
-                    f"with 70 additional flows PSAND shows {says} (share of the 100 ms "
-                    "samples over 60–100 s)",
-                    f"PSAND {fmt(share['PSAND'])}, {other} {fmt(share[other])}",
-                    less_than("PSAND", share["PSAND"], other, share[other]),
-                )
-            )
-
+    # The paper's third dynamics run (§III.B.1: "20, 70 and 100 additional flows").
+    dyn100 = _dynamics(ctx, 100)
+    _plot_dynamics(dyn100, ctx.out / "fig4_100.png", "Figs. 3-4: 100 additional flows at 50 s")
+    ctx.figure(
+        "Figs. 3-4, the paper's 100-flow run: instantaneous and average queue, 100 additional "
+        "flows at 50 s",
+        ctx.out / "fig4_100.png",
+    )
+    dyns = {20: dyn20, 70: dyn70, 100: dyn100}
+    _plot_max_p(dyns, ctx.out / "max_p.png")
+    ctx.figure(
+        "max_p over time in the three dynamics runs (20, 70, 100 additional flows at 50 s), "
+        "with each scheme's bounds",
+        ctx.out / "max_p.png",
+    )
+    ctx.notes.append(_bounds_note(dyns))
+    claims += _fig4_claims(dyn70, "fig4")
+    claims += _fig4_claims(dyn100, "fig4 (100 flows)")
     # ---- Figs. 5-6 ------------------------------------------------------------------
     ns, runs = ([20, 70], 5) if ctx.quick else ([10, 20, 30, 50, 70, 100], 100)
-    frames = []
-    for n in ns:
-        res = ctx.sweep(
-            base(n, 3.5, "100s", "20s", "100s"),
-            variants=variants(),
-            runs=runs,
-            extra=occupancy,
-            timeseries=False,
-            phase=f"Figs. 5-6: {n} flows",
-        )
-        r = res.runs.copy()
-        r["flows"] = n
-        r["var"] = r[f"queue:{Q}:var_queue_pkts"]
-        r["mean"] = r[f"queue:{Q}:mean_queue_pkts"]
-        r["loss"] = r[f"queue:{Q}:dropped_total"] / r[f"queue:{Q}:arrivals"]
-        r["util"] = r[f"queue:{Q}:utilization"]
-        r["use0"] = 1.0 - r["p_empty"]
-        frames.append(r[["flows", "variant", "run", *STATS]])
-    from aqmlab.sweep import summarise
-
-    s = summarise(pd.concat(frames, ignore_index=True), ["flows", "variant"])
+    s = _statistics(ctx, ns, runs)
     ctx.notes.append(f"Figs. 5-6: {runs} replications per point, flows {ns}, 95% CIs in the plots.")
     prob = {"bounds": (0, 1), "yspan": (0, None)}
     for col, label, fig, kw in [
@@ -584,7 +777,10 @@ def run(ctx: Context) -> list[Claim]:
             dodge=0.01 * (max(ns) - min(ns)),
             **kw,
         )
-        ctx.figure(f"{fig}: {label} against the number of flows (95% CI)", ctx.out / f"{fig}.png")
+        ctx.figure(
+            f"{fig}: {label} against the number of flows (95% CI)",
+            ctx.out / f"{fig}.png",
+        )
     tab = s.pivot(index="flows", columns="variant")
     others = [k for k in SCHEMES if k != "PSAND"]
 
@@ -711,7 +907,51 @@ def run(ctx: Context) -> list[Claim]:
             + " |"
         )
     ctx.notes.append("\n".join(lines))
+    _sensitivity(ctx, s)
     return claims
+
+
+SENS_RATE = "15Mbps"
+SENS_W_Q = float(1.0 - np.exp(-1.0 / (15e6 / 8 / 1000)))
+
+
+def _sensitivity(ctx: Context, main: pd.DataFrame) -> None:
+    """Beside the main result, not instead of it: the same schemes on a 15 Mb/s bottleneck
+    (w_q from the paper's formula at that rate), Figs. 5-6's statistics at two flow counts
+    and the 20-flow dynamics run. No claim is judged on it."""
+    ns, runs = ([20, 70], 2) if ctx.quick else ([20, 70], 10)
+    sens = _statistics(ctx, ns, runs, SENS_RATE, SENS_W_Q)
+    dyn = _dynamics(ctx, 20, SENS_RATE, SENS_W_Q)
+    rec = {name: _recovery(df) for name, df in dyn.items() if name != "RED"}
+    _plot_dynamics(dyn, ctx.out / "sens_fig3.png", "Sensitivity: Fig. 3's run on 15 Mb/s", rec)
+    ctx.figure(
+        "Sensitivity (not the paper's setting): Fig. 3's run (20 additional flows at 50 s) on "
+        "a 15 Mb/s bottleneck",
+        ctx.out / "sens_fig3.png",
+    )
+    cols = ["var", "mean", "loss", "p_empty", "p_full", "util"]
+    lines = [
+        f"Sensitivity (beside the main result, which it does not replace): bottleneck 15 Mb/s "
+        f"instead of 1.5 Mb/s (access links 100 Mb/s instead of 10, so that it stays the "
+        f"bottleneck), w_q = {SENS_W_Q:.4g}; {runs} replications per point. "
+        "Fig. 3 recovery times on 15 Mb/s: "
+        + ", ".join(f"{k} {fmt(v)} s" for k, v in rec.items())
+        + ". Means, main (1.5 Mb/s) → sensitivity (15 Mb/s):",
+        "",
+        "| flows | scheme | " + " | ".join(STATS[c] for c in cols) + " |",
+        "|---:|---|" + "---:|" * len(cols),
+    ]
+    m = main.set_index(["flows", "variant"])
+    for _, r in sens.sort_values(["flows", "variant"]).iterrows():
+        key = (r["flows"], r["variant"])
+        cells = [
+            f"{fmt(m.loc[key, f'{c}:mean'])} → {fmt(r[f'{c}:mean'])}"
+            if key in m.index
+            else fmt(r[f"{c}:mean"])
+            for c in cols
+        ]
+        lines.append(f"| {int(r['flows'])} | {r['variant']} | " + " | ".join(cells) + " |")
+    ctx.notes.append("\n".join(lines))
 
 
 def _lt(a, b):

@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/ns3_compare.py [--ns3-python PATH] [--n 160] [--sim 50]
         [--qdisc droptail|red] [--seed 1] [--ns3-sack] [--ns3-script PATH]
+    .venv/bin/python benchmarks/ns3_compare.py --agreement --ns3-python PATH [--sim 50]
+        [--seeds 1 2 3] [--ns3-sack] [--aqmlab-sack] [--ns3-script PATH]
 
 aqmlab's scenario mirrors ../shared/perf/ns3_dumbbell.py (the ns-3 reference):
 N sender leaves -- 1 Gb/s, 10 ms -- left router -- 64 Mb/s, 20 ms -- right router --
@@ -23,6 +25,19 @@ queue; --ns3-sack runs it with SACK, whose retransmissions equal its drops.
 --qdisc red: RED 20:80 as the ns-3 script's RedQueueDisc (red_ns3()).
 benchmarks/ns3_dumbbell_counters.py is the ns-3 script with timeout, recovery and
 retransmission counters (pass it as --ns3-script; its extra flags are described there).
+
+--agreement (issue 11): both simulators on the dumbbell at 20 and 160 flows, DropTail and
+RED, one seed after another (one simulation at a time), and one table: per (flows, qdisc)
+the median and [min-max] over the seeds of utilisation, goodput, drop rate, mean queue and
+timeouts, for aqmlab and ns-3, with aqmlab's relative difference from ns-3 (of the medians)
+and a flag where it exceeds 10%. The ns-3 side is benchmarks/ns3_dumbbell_counters.py
+(it counts timeouts) unless --ns3-script says otherwise. The aqmlab side selects
+`profile = "ns3.44"` (docs/profiles.md) and then sets what the ns-3 *script* overrides of
+ns-3's defaults: NewReno (not Cubic), no SACK (unless --aqmlab-sack), an ACK per segment
+(DelAckCount 1: delayed_ack = false), 960-byte segments (packet_size 1000), 1 MB buffers
+(max_window 1092), RED 20:80 max_p 0.1, not gentle, mean packet 1000 B (red_ns3()); from
+the profile it keeps the rest (RED's ns2_qlen_guard, limited transmit, the 60 s RTO cap).
+Per-run JSON lines go to stderr, the table to stdout.
 
 With --ns3-python (a Python with the PyPI package ns3 installed, outside this project) the
 ns-3 script runs too, and the ratio of wall times is printed. Wall times: aqmlab's is the
@@ -63,8 +78,10 @@ def dumbbell(
     buffer: int = 120,
     qdisc: str = "droptail",
     tcp: dict | None = None,
+    profile: str | None = None,
 ) -> dict:
-    """The dumbbell; `qdisc` "droptail" or "red" (red_ns3()); `tcp` overrides sc.tcp fields."""
+    """The dumbbell; `qdisc` "droptail" or "red" (red_ns3()); `tcp` overrides sc.tcp fields;
+    `profile` is the scenario's profile (fields set here win over it)."""
     rng = np.random.Generator(np.random.PCG64(seed))
     aqm = red_ns3() if qdisc == "red" else None
     nodes = [sc.router("L"), sc.router("R")]
@@ -101,6 +118,7 @@ def dumbbell(
         duration=f"{sim:g}s",
         seed=seed,
         sample_interval="1s",
+        profile=profile,
         nodes=nodes,
         links=links,
         flows=flows,
@@ -108,9 +126,15 @@ def dumbbell(
 
 
 def run_aqmlab(
-    n: int, sim: float, reps: int, qdisc: str = "droptail", seed: int = 1, tcp: dict | None = None
+    n: int,
+    sim: float,
+    reps: int,
+    qdisc: str = "droptail",
+    seed: int = 1,
+    tcp: dict | None = None,
+    profile: str | None = None,
 ) -> dict:
-    s = dumbbell(n, sim, seed=seed, qdisc=qdisc, tcp=tcp)
+    s = dumbbell(n, sim, seed=seed, qdisc=qdisc, tcp=tcp, profile=profile)
     best = float("inf")
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -163,6 +187,88 @@ def run_ns3(
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+NS3_COUNTERS = ROOT / "benchmarks" / "ns3_dumbbell_counters.py"
+# (key in the result JSON, column label, format)
+AGREEMENT_METRICS = [
+    ("bneck_util", "utilisation", "{:.4f}"),
+    ("goodput_mbps", "goodput Mb/s", "{:.2f}"),
+    ("drop_rate", "drop rate", "{:.4f}"),
+    ("mean_q_pkts", "mean queue pkts", "{:.1f}"),
+    ("timeouts", "timeouts", "{:.0f}"),
+]
+AGREEMENT_TOLERANCE = 0.10
+
+
+def rel_diff(a: float, b: float) -> float | None:
+    """(a - b) / b; None when b is 0 (and a is not)."""
+    if b == 0:
+        return 0.0 if a == 0 else None
+    return (a - b) / b
+
+
+def agreement_table(runs: list[dict], tol: float = AGREEMENT_TOLERANCE) -> tuple[str, list]:
+    """The agreement table (Markdown) from `runs`: dicts with n, qdisc, seed, and the two
+    results "aqmlab" and "ns3". Returns the table and the flagged (n, qdisc, metric, diff)."""
+    rows = [
+        "| flows | qdisc | metric | aqmlab median [min-max] | ns-3 median [min-max] "
+        "| aqmlab vs ns-3 | > 10% |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    flagged = []
+    cells = sorted({(r["n"], r["qdisc"]) for r in runs}, key=lambda c: (c[0], c[1]))
+    for n, qdisc in cells:
+        group = [r for r in runs if r["n"] == n and r["qdisc"] == qdisc]
+        for key, label, fmt in AGREEMENT_METRICS:
+            col = {}
+            for side in ("aqmlab", "ns3"):
+                v = [float(r[side][key]) for r in group]
+                med = float(np.median(v))
+                col[side] = (
+                    med,
+                    f"{fmt.format(med)} [{fmt.format(min(v))}-{fmt.format(max(v))}]",
+                )
+            d = rel_diff(col["aqmlab"][0], col["ns3"][0])
+            flag = d is None or abs(d) > tol
+            if flag:
+                flagged.append((n, qdisc, label, d))
+            rows.append(
+                f"| {n} | {qdisc} | {label} | {col['aqmlab'][1]} | {col['ns3'][1]} "
+                f"| {'n/a' if d is None else f'{d:+.1%}'} | {'**yes**' if flag else ''} |"
+            )
+    return "\n".join(rows), flagged
+
+
+def agreement(args: argparse.Namespace) -> int:
+    """--agreement: both simulators, 20 and 160 flows, DropTail and RED, args.seeds."""
+    if not args.ns3_python:
+        sys.exit("--agreement needs --ns3-python")
+    script = args.ns3_script if args.ns3_script != NS3_SCRIPT else NS3_COUNTERS
+    tcp = {"delayed_ack": False, **({"variant": "sack"} if args.aqmlab_sack else {})}
+    runs = []
+    for n in (20, 160):
+        for qdisc in ("droptail", "red"):
+            for seed in args.seeds:
+                a = run_aqmlab(n, args.sim, 1, qdisc, seed, tcp=tcp, profile="ns3.44")
+                print(json.dumps(a), file=sys.stderr, flush=True)
+                b = run_ns3(args.ns3_python, n, args.sim, qdisc, seed, script, args.ns3_sack)
+                b.pop("per_socket_id_tx_retx_fr_to", None)
+                print(json.dumps(b), file=sys.stderr, flush=True)
+                runs.append({"n": n, "qdisc": qdisc, "seed": seed, "aqmlab": a, "ns3": b})
+    table, flagged = agreement_table(runs)
+    print(
+        f"ns-3 agreement, dumbbell, {args.sim:g} s simulated, seeds {args.seeds}; "
+        f"aqmlab profile ns3.44 + the script's overrides, "
+        f"{'SACK' if args.aqmlab_sack else 'NewReno without SACK'}; "
+        f"ns-3 {script.name}, NewReno {'with SACK' if args.ns3_sack else 'without SACK'}"
+    )
+    print(table)
+    print(
+        f"{len(flagged)} of {len(runs) // len(args.seeds) * len(AGREEMENT_METRICS)} "
+        f"differences exceed {AGREEMENT_TOLERANCE:.0%}"
+    )
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns3-python", help="python with the ns3 package (outside the project)")
@@ -173,7 +279,14 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1, help="start-time RNG (aqmlab), RngRun (ns-3)")
     ap.add_argument("--ns3-script", type=Path, default=NS3_SCRIPT, help="the ns-3 script to run")
     ap.add_argument("--ns3-sack", action="store_true", help="ns-3 with SACK (see the docstring)")
+    ap.add_argument(
+        "--agreement", action="store_true", help="the issue-11 agreement table (docstring)"
+    )
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], help="with --agreement")
+    ap.add_argument("--aqmlab-sack", action="store_true", help="with --agreement: aqmlab SACK")
     args = ap.parse_args()
+    if args.agreement:
+        return agreement(args)
     a = run_aqmlab(args.n, args.sim, args.reps, args.qdisc, args.seed)
     print(json.dumps(a))
     if args.ns3_python:

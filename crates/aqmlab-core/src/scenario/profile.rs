@@ -180,7 +180,13 @@ pub(crate) fn apply(doc: &mut toml::Table) -> bool {
     if let Some(flows) = doc.get_mut("flows").and_then(|f| f.as_array_mut()) {
         for f in flows.iter_mut().filter_map(|f| f.as_table_mut()) {
             if f.get("type").and_then(|t| t.as_str()) == Some("tcp") {
+                // A flow that turns delayed ACKs off takes no delack_timeout from the
+                // profile (the field is only allowed with delayed_ack = true).
+                let own_timeout = f.contains_key("delack_timeout");
                 fill(f, profile.tcp());
+                if !own_timeout && f.get("delayed_ack").and_then(|d| d.as_bool()) == Some(false) {
+                    f.remove("delack_timeout");
+                }
                 if f.get("ecn").and_then(|e| e.as_bool()) == Some(true) {
                     fill(f, profile.tcp_ecn());
                 }
@@ -266,6 +272,24 @@ mod tests {
         }
         assert_eq!(table(Profile::Ns3_44.tcp_ecn()), "");
         assert_eq!(table(Profile::Aqmlab.tcp_ecn()), "");
+    }
+
+    /// ns3.44's delack_timeout is not filled into a flow with delayed_ack = false (it would
+    /// be rejected as unused); a timeout the flow gives itself stays.
+    #[test]
+    fn no_delack_timeout_without_delayed_ack() {
+        let mut doc: toml::Table = toml::from_str(
+            "profile = \"ns3.44\"\n\
+             [[flows]]\ntype = \"tcp\"\ndelayed_ack = false\n\
+             [[flows]]\ntype = \"tcp\"\n\
+             [[flows]]\ntype = \"tcp\"\ndelayed_ack = false\ndelack_timeout = \"50ms\"\n",
+        )
+        .unwrap();
+        assert!(apply(&mut doc));
+        let flows = doc["flows"].as_array().unwrap();
+        assert_eq!(flows[0].get("delack_timeout"), None);
+        assert_eq!(flows[1]["delack_timeout"].as_str(), Some("200ms"));
+        assert_eq!(flows[2]["delack_timeout"].as_str(), Some("50ms"));
     }
 
     #[test]

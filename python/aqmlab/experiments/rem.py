@@ -15,6 +15,7 @@ Choices (the paper leaves them open; docs/aqm/rem.md):
 - The 20 users of a stage start 50 ms apart (the paper does not say).
 - 382-bit packets are rounded to 48 bytes (384 bits): packet sizes are whole bytes.
 - The wireless link drops 1% of packets in each direction (data and ACKs).
+- ns-2.1b6 as the `ns2-2001` profile with overrides (PROFILE_CHOICES, in the report).
 - RED as ns-2.1b6 ran it: packet mode, gentle off, ns-2's count rule with `wait`.
 - REM with ns-2's defaults for what the paper does not state: 2 ms updates, eq. (2), marks
   applied to departing packets; mean_pktsize = the packet size.
@@ -45,6 +46,30 @@ from aqmlab.sweep import t975
 
 Q = "r0->r1"
 PER_STAGE = 20
+# The ns-2 of the paper's era (§4.2: "ns-2.1b6"): the ns2-2001 profile (ns-2.1b8a's TCP
+# and RED defaults, docs/profiles.md) with the overrides PROFILE_CHOICES lists.
+PROFILE = "ns2-2001"
+MAX_WINDOW = 10_000
+MIN_RTO_2_1B6 = "200ms"
+PROFILE_CHOICES = [
+    "Profile `ns2-2001` (ns-2.1b8a defaults, docs/profiles.md); the paper ran ns-2.1b6. "
+    "Each value, and where 2.1b6 differs:",
+    "- TCP initial window 1: ns-2.1b6's `windowInit_` (no SYN), which the profile already "
+    "uses (docs/profiles.md, 'The initial window').",
+    "- TCP clock 100 ms (`tcpTick_`), no limited transmit, no delayed ACKs, initial RTO "
+    "6 s, RTO cap 100000 s: the profile's values, unchanged since before 2.1b6.",
+    "- Minimum RTO **200 ms, not the profile's 1 s**: `minrto_` is new in ns-2.1b8; before "
+    "it `rtt_timeout()` floored the RTO only at two ticks, 2 × 100 ms.",
+    "- Receiver window **10000 segments, not ns-2's `window_` = 20**: the paper's "
+    "windows reach 32 packets (Fig. 2, 20 users) and 22 (Fig. 3), so `window_` must have "
+    "been raised; the paper does not say to what.",
+    "- ECN on retransmissions (`ecn_retransmits`): on, as in every ns-2 (the profile's "
+    "value for ECN flows).",
+    "- RED: **gentle off** (explicit: `gentle_` became true only in ns-2.1b8, 2001-04-23); "
+    "ns-2's `qlen > 1` guard on (in every ns-2 since 1997, the profile's value); count "
+    "rule `ns2_wait`, packet mode (the profile's); max_p, w_q and thresholds as the paper "
+    "states; mean_pktsize = the packet size (explicit).",
+]
 # Replications per configuration (independent runs of one seed).
 RUNS = 1
 RUNS_QUICK = 1
@@ -66,7 +91,18 @@ def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
     ]
     users = PER_STAGE * stages
     flows = sc.staged(
-        sc.tcp("u", "s", "d", variant="newreno", packet_size=packet_size, trace=True),
+        sc.tcp(
+            "u",
+            "s",
+            "d",
+            variant="newreno",
+            packet_size=packet_size,
+            trace=True,
+            # Overrides of the ns2-2001 profile (ns-2.1b8a) for the paper's ns-2.1b6:
+            # PROFILE_CHOICES below says why.
+            max_window=MAX_WINDOW,
+            min_rto=MIN_RTO_2_1B6,
+        ),
         pairs=[("s", "d")] * users,
         per_stage=PER_STAGE,
         every=period,
@@ -78,6 +114,7 @@ def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
         warmup="0s",
         seed=1,
         sample_interval="1s",
+        profile=PROFILE,
         nodes=nodes,
         links=links,
         flows=flows,
@@ -359,6 +396,7 @@ def run(ctx: Context) -> list[Claim]:
         _plot(wired, col, ylabel, p, f"Fig. 2: {ylabel}", **_plot_kw(col))
         ctx.figure(f"Fig. 2 (wired, 64 Mb/s): {ylabel} per period", p)
 
+    ctx.notes.append("\n".join(PROFILE_CHOICES))
     ctx.notes.append(_tolerance_note())
     dt = wired["DropTail"]
     for label in ["REM drop", "REM ECN"]:
@@ -700,5 +738,6 @@ EXPERIMENT = Experiment(
     "users (+20 every 50 s); DropTail, RED(20:80), RED(10:30), REM, dropping or ECN marking. "
     "Wireless: 2 Mb/s, 100-packet buffer, 1% Bernoulli loss, 48-byte packets, 20→100 users; "
     "NewReno/DropTail vs ECN-reacting NewReno with RED and REM. Quick size: periods of 20 s, "
-    "up to 80 (wired) and 60 (wireless) users.",
+    "up to 80 (wired) and 60 (wireless) users. Simulator defaults: profile `ns2-2001` "
+    "with the ns-2.1b6 overrides listed below the claims.",
 )

@@ -81,8 +81,8 @@ LOSS_CAUSES = [
     "lost_on_link",
 ]
 # Replications per configuration (independent runs of one seed).
-RUNS = 1
-RUNS_QUICK = 1
+RUNS = 5
+RUNS_QUICK = 2
 
 
 def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
@@ -236,12 +236,14 @@ def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_
     return out, ci, mean_cum
 
 
-def _table(ctx: Context, title: str, res: dict, cols: list[str]) -> None:
+def _table(ctx: Context, title: str, res: dict, ci: dict, cols: list[str]) -> None:
+    """Per period: the replication mean ± the 95% CI half-width of each column."""
     lines = [f"{title}", "", "| scheme | users | " + " | ".join(cols) + " |"]
     lines.append("|---|---:|" + "---:|" * len(cols))  # numbers right-aligned
     for label, df in res.items():
-        for _, r in df.iterrows():
-            vals = " | ".join(fmt(r[c]) for c in cols)
+        h = ci[label]
+        for i, r in df.iterrows():
+            vals = " | ".join(f"{fmt(r[c])} ± {fmt(float(f'{h.loc[i, c]:.2g}'))}" for c in cols)
             lines.append(f"| {label} | {int(r['users'])} | {vals} |")
     ctx.notes.append("\n".join(lines))
 
@@ -425,8 +427,10 @@ def run(ctx: Context) -> list[Claim]:
     wired, wci, _ = _run_set(ctx, base, variants, stages, period, 64e6 / 8000, "Fig. 2 (wired)")
     _table(
         ctx,
-        "Fig. 2, per period (goodput as a fraction of 64 Mb/s; loss = dropped/arrived)",
+        "Fig. 2, per period (goodput as a fraction of 64 Mb/s; loss = dropped/arrived; "
+        "replication mean ± 95% CI half-width)",
         wired,
+        wci,
         ["goodput", "loss", "mean_queue", "cwnd"],
     )
     for col, ylabel in [
@@ -580,9 +584,12 @@ def run(ctx: Context) -> list[Claim]:
     _table(
         ctx,
         "Figs. 3-4, per period (goodput as a fraction of 2 Mb/s in 48-byte packets; "
-        "overflow = packets lost to buffer overflow in the period)",
+        "overflow = packets lost to buffer overflow in the period, congestion = all "
+        "congestion losses, congestion_early = those in the first fifth; replication "
+        "mean ± 95% CI half-width)",
         wl,
-        ["goodput", "mean_queue", "overflow", "overflow_early", "cwnd"],
+        wlci,
+        ["goodput", "mean_queue", "overflow", "congestion", "congestion_early", "cwnd"],
     )
     p = ctx.out / "fig3_goodput.png"
     _plot(

@@ -15,9 +15,12 @@ Choices (the paper leaves them open; docs/aqm/rem.md):
 - The 20 users of a stage start 50 ms apart (the paper does not say).
 - 382-bit packets are rounded to 48 bytes (384 bits): packet sizes are whole bytes.
 - The wireless link drops 1% of packets in each direction (data and ACKs).
+- ns-2.1b6 as the `ns2-2001` profile with overrides (PROFILE_CHOICES, in the report).
 - RED as ns-2.1b6 ran it: packet mode, gentle off, ns-2's count rule with `wait`.
 - REM with ns-2's defaults for what the paper does not state: 2 ms updates, eq. (2), marks
   applied to departing packets; mean_pktsize = the packet size.
+- §5's RED with ECN marks above max_th as well (`mark_above_max_th`): "packets are dropped
+  only when they arrive at a full buffer"; Fig. 4's claims count all congestion losses.
 - "Modified NewReno" halves its window on a mark or a timeout and only retransmits on
   three duplicate ACKs (`dupack_response = "retransmit_only"`), as §5 describes.
 """
@@ -30,10 +33,56 @@ from scipy.stats import spearmanr
 
 from aqmlab import scenario as sc
 from aqmlab.plot import HLine, VLines, plot_lines
-from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, fmt, judge, within
+from aqmlab.reproduce import (
+    Claim,
+    Context,
+    Experiment,
+    at_least,
+    at_most,
+    fmt,
+    increasing,
+    judge,
+    within,
+)
+from aqmlab.sweep import t975
 
 Q = "r0->r1"
 PER_STAGE = 20
+# The ns-2 of the paper's era (§4.2: "ns-2.1b6"): the ns2-2001 profile (ns-2.1b8a's TCP
+# and RED defaults, docs/profiles.md) with the overrides PROFILE_CHOICES lists.
+PROFILE = "ns2-2001"
+MAX_WINDOW = 10_000
+MIN_RTO_2_1B6 = "200ms"
+PROFILE_CHOICES = [
+    "Profile `ns2-2001` (ns-2.1b8a defaults, docs/profiles.md); the paper ran ns-2.1b6. "
+    "Each value, and where 2.1b6 differs:",
+    "- TCP initial window 1: ns-2.1b6's `windowInit_` (no SYN), which the profile already "
+    "uses (docs/profiles.md, 'The initial window').",
+    "- TCP clock 100 ms (`tcpTick_`), no limited transmit, no delayed ACKs, initial RTO "
+    "6 s, RTO cap 100000 s: the profile's values, unchanged since before 2.1b6.",
+    "- Minimum RTO **200 ms, not the profile's 1 s**: `minrto_` is new in ns-2.1b8; before "
+    "it `rtt_timeout()` floored the RTO only at two ticks, 2 × 100 ms.",
+    "- Receiver window **10000 segments, not ns-2's `window_` = 20**: the paper's "
+    "windows reach 32 packets (Fig. 2, 20 users) and 22 (Fig. 3), so `window_` must have "
+    "been raised; the paper does not say to what.",
+    "- ECN on retransmissions (`ecn_retransmits`): on, as in every ns-2 (the profile's "
+    "value for ECN flows).",
+    "- RED: **gentle off** (explicit: `gentle_` became true only in ns-2.1b8, 2001-04-23); "
+    "ns-2's `qlen > 1` guard on (in every ns-2 since 1997, the profile's value); count "
+    "rule `ns2_wait`, packet mode (the profile's); max_p, w_q and thresholds as the paper "
+    "states; mean_pktsize = the packet size (explicit).",
+]
+LOSS_CAUSES = [
+    "dropped_overflow",
+    "dropped_early",
+    "dropped_forced",
+    "dropped_total",
+    "marked",
+    "lost_on_link",
+]
+# Replications per configuration (independent runs of one seed).
+RUNS = 5
+RUNS_QUICK = 2
 
 
 def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
@@ -52,7 +101,18 @@ def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
     ]
     users = PER_STAGE * stages
     flows = sc.staged(
-        sc.tcp("u", "s", "d", variant="newreno", packet_size=packet_size, trace=True),
+        sc.tcp(
+            "u",
+            "s",
+            "d",
+            variant="newreno",
+            packet_size=packet_size,
+            trace=True,
+            # Overrides of the ns2-2001 profile (ns-2.1b8a) for the paper's ns-2.1b6:
+            # PROFILE_CHOICES below says why.
+            max_window=MAX_WINDOW,
+            min_rto=MIN_RTO_2_1B6,
+        ),
         pairs=[("s", "d")] * users,
         per_stage=PER_STAGE,
         every=period,
@@ -64,14 +124,20 @@ def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
         warmup="0s",
         seed=1,
         sample_interval="1s",
+        profile=PROFILE,
         nodes=nodes,
         links=links,
         flows=flows,
     )
 
 
-def _red(lo: float, hi: float, ecn: bool, mean_pktsize: int) -> dict:
-    return sc.red(lo, hi, max_p=0.1, w_q=0.002, gentle=False, ecn=ecn, mean_pktsize=mean_pktsize)
+def _red(lo: float, hi: float, ecn: bool, mean_pktsize: int, full_buffer_only=False) -> dict:
+    """RED as §4.2 states it; ``full_buffer_only``: §5's ECN runs, where "packets are
+    dropped only when they arrive at a full buffer" (marks above max_th too)."""
+    kw = {"mark_above_max_th": True} if full_buffer_only else {}
+    return sc.red(
+        lo, hi, max_p=0.1, w_q=0.002, gentle=False, ecn=ecn, mean_pktsize=mean_pktsize, **kw
+    )
 
 
 def _variant(aqm: dict, users: int, ecn: bool, wireless: bool = False) -> dict:
@@ -106,39 +172,78 @@ def _periods(ts: pd.DataFrame, stages: int, period: float, capacity_pps: float) 
                 "mean_queue": (d["area_pkt_s"] - a["area_pkt_s"]) / period,
                 "overflow": d["dropped_overflow"] - a["dropped_overflow"],
                 "overflow_early": _overflow_in(q, t0, t0 + 0.2 * period),
+                # All congestion losses (overflow, early and forced drops; not the
+                # wireless link's): what Fig. 4's claims are judged on.
+                "congestion": d["dropped"] - a["dropped"],
+                "congestion_early": _overflow_in(q, t0, t0 + 0.2 * period, "dropped"),
+                "congestion_steady_min": min(
+                    _overflow_in(q, t0 + j * period / 5, t0 + (j + 1) * period / 5, "dropped")
+                    for j in range(1, 5)
+                ),
+                # The least overflow loss in any fifth of the period after the first (the
+                # equilibrium part): > 0 when the cumulative loss rises between the jumps.
+                "overflow_steady_min": min(
+                    _overflow_in(q, t0 + j * period / 5, t0 + (j + 1) * period / 5)
+                    for j in range(1, 5)
+                ),
                 "cwnd": active["cwnd"].mean(),
             }
         )
     return pd.DataFrame(rows)
 
 
-def _overflow_in(q: pd.DataFrame, t0: float, t1: float) -> float:
-    return float(q.loc[t1, "dropped_overflow"] - q.loc[t0, "dropped_overflow"])
+def _overflow_in(q: pd.DataFrame, t0: float, t1: float, col: str = "dropped_overflow") -> float:
+    return float(q.loc[t1, col] - q.loc[t0, col])
 
 
 def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_pps, tag):
-    runs = 1
+    """Per variant: the per-period means over the replications, the 95% Student-t CI
+    half-widths of those means (0 with one replication), and the cumulative overflow
+    series averaged over the replications."""
+    runs = RUNS_QUICK if ctx.quick else RUNS
     res = ctx.sweep(base, variants=variants, runs=runs, phase=tag)
     per: dict[str, list[pd.DataFrame]] = {label: [] for label in variants}
-    cum = {}
+    cum: dict[str, list[pd.Series]] = {label: [] for label in variants}
+    cong: dict[str, list[pd.Series]] = {label: [] for label in variants}
     # Exactly this sweep's runs, by key: a store may hold runs of older scenarios too.
     for label, key in zip(res.runs["variant"], res.keys, strict=True):
         ts = ctx.timeseries(key)
         per[label].append(_periods(ts, stages, period, capacity_pps))
-        cum[label] = ts[ts["queue"] == Q].set_index("time_s")["dropped_overflow"]
-    out = {k: pd.concat(v).groupby("users", as_index=False).mean() for k, v in per.items()}
+        qs = ts[ts["queue"] == Q].set_index("time_s")
+        cum[label].append(qs["dropped_overflow"])
+        cong[label].append(qs["dropped"])
+    out, ci = {}, {}
+    for k, v in per.items():
+        g = pd.concat(v).groupby("users", as_index=False)
+        out[k] = g.mean()
+        n = len(v)
+        half = g.std(ddof=1) if n > 1 else out[k] * 0.0
+        half = half * (t975(n - 1) / np.sqrt(n) if n > 1 else 0.0)
+        half["users"] = out[k]["users"]
+        ci[k] = half
+    mean_cum = {
+        "overflow": {k: pd.concat(v, axis=1).mean(axis=1) for k, v in cum.items()},
+        "congestion": {k: pd.concat(v, axis=1).mean(axis=1) for k, v in cong.items()},
+        # Whole-run totals by cause, replication means.
+        "totals": res.runs.groupby("variant")[[f"queue:{Q}:{c}" for c in LOSS_CAUSES]]
+        .mean()
+        .rename(columns=lambda c: c.rsplit(":", 1)[1]),
+    }
     ctx.notes.append(
-        f"{tag}: {len(variants)} configurations × {runs} run, {stages} periods of {period:g} s."
+        f"{tag}: {len(variants)} configurations × {runs} "
+        f"{'replication' if runs == 1 else 'replications'}, {stages} periods of {period:g} s."
     )
-    return out, cum
+    return out, ci, mean_cum
 
 
-def _table(ctx: Context, title: str, res: dict, cols: list[str]) -> None:
+def _table(ctx: Context, title: str, res: dict, ci: dict, cols: list[str]) -> None:
+    """Per period: the replication mean ± the 95% CI half-width of each column."""
     lines = [f"{title}", "", "| scheme | users | " + " | ".join(cols) + " |"]
     lines.append("|---|---:|" + "---:|" * len(cols))  # numbers right-aligned
     for label, df in res.items():
-        for _, r in df.iterrows():
-            vals = " | ".join(fmt(r[c]) for c in cols)
+        h = ci[label]
+        for i, r in df.iterrows():
+            vals = " | ".join(f"{fmt(r[c])} ± {fmt(float(f'{h.loc[i, c]:.2g}'))}" for c in cols)
             lines.append(f"| {label} | {int(r['users'])} | {vals} |")
     ctx.notes.append("\n".join(lines))
 
@@ -162,6 +267,118 @@ PAPER_FIG3_GOODPUT = {
     "RED(10:30)": (0.82, 0.95),
     "REM": (0.90, 0.96),
 }
+
+# The tolerance of each claim, written down before the runs it judges (issue 11, item 3):
+# a claim is judged at the strictness of the paper's words, never loosened after a run.
+# "CI" is the 95% Student-t half-width of the replication mean being judged (0 with one
+# replication): a replication mean whose interval reaches the paper's value agrees with it.
+TOLERANCES = {
+    "queue near b*": (
+        "§4.2 'REM stabilizes the mean queue around the target b* = 20 packets'; §3.1: in "
+        "equilibrium the backlog equals its target",
+        "every period after the first (the first is REM's start-up transient) within "
+        "±2 packets (10% of b*) + CI of b* = 20; the former ±10 packets (50% of b*) hid "
+        "a bias of +6 to +8 packets with ECN",
+    ),
+    "queue grows": (
+        "§4.2 'the mean queue under all these 5 schemes steadily increases as the number of "
+        "sources grows' (DropTail and the four RED runs); §5 'steadily increases under "
+        "DropTail and RED'",
+        "'steadily increases': every period's mean queue above the previous one's (the "
+        "former rank correlation ≥ 0.8 allowed falls); the wired claim covers all five "
+        "schemes, RED with ECN included",
+    ),
+    "goodput vs DropTail": (
+        "§4.2 'REM achieves a slightly higher goodput than DropTail at almost all window "
+        "sizes either with dropping or ECN marking'",
+        "'higher' is strictly higher (the former test was 'not lower by more than 0.1%'); "
+        "'almost all' is all periods but at most one; 'slightly' is not a number in the "
+        "paper, so the size of the gain is shown but not judged",
+    ),
+    "ECN loss near zero": (
+        "§4.2 'the loss rate under REM with marking is nearly zero regardless of the number "
+        "of sources'",
+        "in every period (not the mean over periods) at most 10% of DropTail's loss rate "
+        "in the same period: 'regardless of the number of sources' is a per-period claim",
+    ),
+    "goodput range": (
+        "§5 'raising it from between 62% and 91% to between 82% and 96%'; 'REM and "
+        "RED(20:80) ... (between 90% and 96%) than RED(10:30) (between 82% and 95%)'",
+        "the paper gives whole percents, so each end (lowest and highest period) must round "
+        "to the paper's number: within ±0.5 points + CI of that period's goodput (the "
+        "former 'each end within 10 points' let 62-91% pass as 55-98%)",
+    ),
+    "loss ordering, losses only in transients": (
+        "§5 'loss is the heaviest with NewReno, negligible with RED(10:30) and REM, and "
+        "moderate with RED(20:80). Under REM and RED(10:30) buffer overflows only during "
+        "transient following introduction of new sources'; 'packets are dropped only when "
+        "they arrive at a full buffer'",
+        "judged on all congestion losses (overflow + early + forced; Fig. 4 counts overflow, "
+        "and in §5 every congestion loss is one): ordering strict; 'only during transient' "
+        "as at least 80% of them in the first fifth of each period (unchanged)",
+    ),
+    "losses in equilibrium": (
+        "§5 'Under RED(20:80) and NewReno, on the other hand, buffer overflows also in "
+        "equilibrium, and hence their cumulative losses steadily increase between jumps'",
+        "in every period, losses in each fifth of the period after the first (the "
+        "transient) are above zero (replication mean)",
+    ),
+}
+
+
+def _tolerance_note() -> str:
+    lines = [
+        "Tolerances (written in rem.py before the runs they judge; the paper's words, then "
+        "the rule and why):",
+        "",
+        "| claims | paper says | tolerance |",
+        "|---|---|---|",
+    ]
+    for k, (says, rule) in TOLERANCES.items():
+        lines.append(f"| {k} | {says} | {rule} |")
+    return "\n".join(lines)
+
+
+def _mathis_note(wl: dict, size: int, loss: float) -> str:
+    """§5's NewReno/DropTail numbers against the Mathis et al. (1997) ceiling that the
+    paper's own parameters imply: W = sqrt(3/(2p)) segments per round trip."""
+    cap = 2e6 / (8 * size)  # packets/s
+    rtt = 0.080  # propagation only: a lower bound on the round trip, so rates are upper bounds
+    w = float(np.sqrt(3.0 / (2.0 * loss)))
+    per_flow = w / rtt
+    first = wl["NewReno/DropTail"].iloc[0]
+    n = int(first["users"])
+    ceiling = n * per_flow / cap
+    lines = [
+        "Where the paper's numbers cannot follow from its stated parameters (§5, NewReno/"
+        "DropTail on the wireless link). With random loss p ≥ 1% on every data packet "
+        "(the link alone; overflow only adds to it), unmodified NewReno halves its window "
+        "on each loss, and the Mathis et al. (1997) rate bounds each flow at W/RTT with "
+        "W = sqrt(3/(2p)):",
+        "",
+        f"- W = sqrt(3 / (2 × {loss:g})) = {w:.2f} packets; RTT ≥ 80 ms (propagation; "
+        f"queueing only lengthens it), so each flow sends at most {w:.2f} / 0.08 = "
+        f"{per_flow:.1f} packets/s.",
+        f"- Capacity: 2 Mb/s / (8 × {size} B) = {cap:.1f} packets/s (382-bit packets: "
+        f"{2e6 / 382:.1f}).",
+        f"- {n} users: at most {n} × {per_flow:.1f} = {n * per_flow:.0f} packets/s = "
+        f"**{100 * ceiling:.1f}% of capacity**, and goodput at most "
+        f"{100 * ceiling * (1 - loss):.1f}% "
+        "after the 1% the link loses. The paper's lowest NewReno/DropTail goodput is 62%; "
+        "it does not say at how many users, but 40 users and more have a ceiling above "
+        "capacity, so a low end at 20 users (where goodput is lowest if it rises with "
+        "users) is above what the paper's parameters allow.",
+        f"- The caption of Fig. 3 gives an average window of 22 packets at 20 users; the "
+        f"Mathis window at 1% loss is {w:.1f}, and 20 × 22 packets per 80 ms is "
+        f"{20 * 22 / rtt:.0f} packets/s, {100 * 20 * 22 / rtt / cap:.0f}% of capacity: "
+        "a window of 22 cannot be NewReno's under 1% random loss (it fits the ECN runs, "
+        "whose modified NewReno does not halve on a loss found by duplicate ACKs).",
+        f"- Measured here (NewReno/DropTail, first period, {n} users): goodput "
+        f"{100 * first['goodput']:.1f}%, mean window {first['cwnd']:.1f} packets. The "
+        "fig3 NewReno/DropTail range claim is judged as the paper states it; where its low "
+        "end fails, this calculation is the reason.",
+    ]
+    return "\n".join(lines)
 
 
 def _plot(res: dict, col: str, ylabel: str, path, title: str, **kw) -> None:
@@ -249,11 +466,13 @@ def run(ctx: Context) -> list[Claim]:
         "RED(10:30) ECN": _variant(_red(10, 30, True, 1000), users, True),
         "REM ECN": _variant(sc.rem(ecn=True), users, True),
     }
-    wired, _ = _run_set(ctx, base, variants, stages, period, 64e6 / 8000, "Fig. 2 (wired)")
+    wired, wci, _ = _run_set(ctx, base, variants, stages, period, 64e6 / 8000, "Fig. 2 (wired)")
     _table(
         ctx,
-        "Fig. 2, per period (goodput as a fraction of 64 Mb/s; loss = dropped/arrived)",
+        "Fig. 2, per period (goodput as a fraction of 64 Mb/s; loss = dropped/arrived; "
+        "replication mean ± 95% CI half-width)",
         wired,
+        wci,
         ["goodput", "loss", "mean_queue", "cwnd"],
     )
     for col, ylabel in [
@@ -265,43 +484,42 @@ def run(ctx: Context) -> list[Claim]:
         _plot(wired, col, ylabel, p, f"Fig. 2: {ylabel}", **_plot_kw(col))
         ctx.figure(f"Fig. 2 (wired, 64 Mb/s): {ylabel} per period", p)
 
+    ctx.notes.append("\n".join(PROFILE_CHOICES))
+    ctx.notes.append(_tolerance_note())
     dt = wired["DropTail"]
     for label in ["REM drop", "REM ECN"]:
-        mq = wired[label]["mean_queue"].tolist()[1:]
-        worst = max(abs(x - 20.0) for x in mq)
-        claims.append(
-            Claim(
-                f"fig2 {label} queue near b*",
-                "REM stabilises the mean queue around b* = 20 packets as users grow "
-                "(every period after the first within ±10 packets)",
-                worst,
-                at_most(10.0),
-                unit="packets (largest |mean − 20|)",
-                needs_full_size=EQUILIBRIUM,
-            )
-        )
-    for label in ["DropTail", "RED(20:80) drop", "RED(10:30) drop"]:
+        claims.append(_near_b_star(f"fig2 {label} queue near b*", wired[label], wci[label]))
+    for label in [
+        "DropTail",
+        "RED(20:80) drop",
+        "RED(10:30) drop",
+        "RED(20:80) ECN",
+        "RED(10:30) ECN",
+    ]:
         mq = wired[label]["mean_queue"].tolist()
         claims.append(
             Claim(
                 f"fig2 {label} queue grows",
-                "the mean queue steadily increases with the number of users "
-                "(Spearman rank correlation with users ≥ 0.8)",
+                "the mean queue under all these 5 schemes steadily increases as the number "
+                "of sources grows (every period above the previous)",
                 _spearman(mq),
-                at_least(0.8),
-                unit=f"(means {', '.join(fmt(x) for x in mq)})",
+                increasing(mq),
+                unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
             )
         )
     for mode in ["drop", "ECN"]:
         rem_g = wired[f"REM {mode}"]["goodput"].to_numpy()
-        frac = _fraction(list(rem_g >= dt["goodput"].to_numpy() - 1e-3))
+        gain = rem_g - dt["goodput"].to_numpy()
+        n_higher = int((gain > 0).sum())
         claims.append(
             Claim(
                 f"fig2 REM {mode} goodput vs DropTail",
                 "REM achieves a slightly higher goodput than DropTail at almost all window "
-                "sizes (fraction of periods with REM ≥ DropTail − 0.1%, at least 3/4)",
-                frac,
-                at_least(0.75),
+                "sizes (REM strictly higher in all periods but at most one)",
+                n_higher,
+                at_least(stages - 1),
+                unit=f"of {stages} periods (REM − DropTail: "
+                f"{', '.join(f'{100 * x:+.1f}' for x in gain)} points)",
             )
         )
     rem_loss = wired["REM drop"]["loss"].mean()
@@ -315,13 +533,16 @@ def run(ctx: Context) -> list[Claim]:
             within(dt_loss, rel=0.3),
         )
     )
+    ratio = (wired["REM ECN"]["loss"] / dt["loss"]).to_numpy()
     claims.append(
         Claim(
             "fig2 REM ECN loss near zero",
             "the loss rate under REM with marking is nearly zero regardless of the number "
-            "of sources (at most 10% of DropTail's mean loss rate)",
-            wired["REM ECN"]["loss"].mean(),
-            at_most(0.1 * dt_loss),
+            "of sources (in every period at most 10% of DropTail's loss in that period)",
+            float(ratio.max()),
+            at_most(0.1),
+            unit=f"(largest per-period ratio to DropTail; per period "
+            f"{', '.join(f'{100 * x:.0f}%' for x in ratio)})",
             needs_full_size=EQUILIBRIUM,
         )
     )
@@ -396,19 +617,23 @@ def run(ctx: Context) -> list[Claim]:
     base = _base("2Mbps", 100, size, stages, period, loss=sc.bernoulli(0.01))
     variants = {
         "NewReno/DropTail": _variant(sc.droptail(), users, False),
-        "RED(20:80)": _variant(_red(20, 80, True, size), users, True, wireless=True),
-        "RED(10:30)": _variant(_red(10, 30, True, size), users, True, wireless=True),
+        "RED(20:80)": _variant(_red(20, 80, True, size, True), users, True, wireless=True),
+        "RED(10:30)": _variant(_red(10, 30, True, size, True), users, True, wireless=True),
         "REM": _variant(sc.rem(ecn=True, mean_pktsize=size), users, True, wireless=True),
     }
     cap = 2e6 / (8 * size)
-    wl, cum = _run_set(ctx, base, variants, stages, period, cap, "Figs. 3-4 (wireless)")
+    wl, wlci, cum = _run_set(ctx, base, variants, stages, period, cap, "Figs. 3-4 (wireless)")
     _table(
         ctx,
         "Figs. 3-4, per period (goodput as a fraction of 2 Mb/s in 48-byte packets; "
-        "overflow = packets lost to buffer overflow in the period)",
+        "overflow = packets lost to buffer overflow in the period, congestion = all "
+        "congestion losses, congestion_early = those in the first fifth; replication "
+        "mean ± 95% CI half-width)",
         wl,
-        ["goodput", "mean_queue", "overflow", "overflow_early", "cwnd"],
+        wlci,
+        ["goodput", "mean_queue", "overflow", "congestion", "congestion_early", "cwnd"],
     )
+    ctx.notes.append(_mathis_note(wl, size, 0.01))
     p = ctx.out / "fig3_goodput.png"
     _plot(
         wl,
@@ -434,18 +659,43 @@ def run(ctx: Context) -> list[Claim]:
         **_plot_kw("mean_queue"),
     )
     ctx.figure("Wireless: mean queue per period", p)
-    plot_lines(
-        {label: (c.index, c.to_numpy()) for label, c in cum.items()},
-        ctx.out / "fig4_overflow.png",
-        xlabel="time (s)",
-        ylabel="cumulative overflow loss (packets)",
-        title="Fig. 4: loss from buffer overflow",
-        yspan=(0, None),
-        refs=[VLines([k * period for k in range(1, stages)], f"{PER_STAGE} more users start")],
-    )
-    ctx.figure(
-        "Fig. 4 (wireless): cumulative loss from buffer overflow", ctx.out / "fig4_overflow.png"
-    )
+    starts = [VLines([k * period for k in range(1, stages)], f"{PER_STAGE} more users start")]
+    for kind, ylabel, title in [
+        ("overflow", "cumulative overflow loss (packets)", "Fig. 4: loss from buffer overflow"),
+        (
+            "congestion",
+            "cumulative congestion loss (packets)",
+            "Fig. 4: all congestion losses (overflow + early + forced)",
+        ),
+    ]:
+        p = ctx.out / f"fig4_{kind}.png"
+        plot_lines(
+            {label: (c.index, c.to_numpy()) for label, c in cum[kind].items()},
+            p,
+            xlabel="time (s)",
+            ylabel=ylabel,
+            title=title,
+            yspan=(0, None),
+            refs=starts,
+        )
+        ctx.figure(f"Fig. 4 (wireless): {ylabel}, replication mean", p)
+    tot = cum["totals"]
+    lines = [
+        "Fig. 4, losses at the wireless bottleneck by cause (whole run, replication means; "
+        "the claims are judged on all congestion losses = overflow + early + forced, since "
+        "§5's RED drops only at a full buffer and a forced drop is a congestion loss too):",
+        "",
+        "| scheme | overflow | early | forced | all congestion | marked | wireless loss |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label in variants:
+        r = tot.loc[label]
+        lines.append(
+            f"| {label} | {fmt(r['dropped_overflow'])} | {fmt(r['dropped_early'])} | "
+            f"{fmt(r['dropped_forced'])} | {fmt(r['dropped_total'])} | {fmt(r['marked'])} | "
+            f"{fmt(r['lost_on_link'])} |"
+        )
+    ctx.notes.append("\n".join(lines))
 
     nr = wl["NewReno/DropTail"]["goodput"].to_numpy()
     for label in ["RED(20:80)", "RED(10:30)", "REM"]:
@@ -459,26 +709,24 @@ def run(ctx: Context) -> list[Claim]:
                 at_least(1.0),
             )
         )
-    rng = lambda s: f"{100 * s.min():.0f}–{100 * s.max():.0f}%"  # noqa: E731
-    claims.append(
-        Claim(
-            "fig3 NewReno/DropTail range",
-            "NewReno/DropTail goodput between 62% and 91% (each end within 10 points)",
-            rng(wl["NewReno/DropTail"]["goodput"]),
-            _range_check(wl["NewReno/DropTail"]["goodput"], 0.62, 0.91),
-            needs_full_size=USER_RANGE,
+    ecn_labels = ["RED(20:80)", "RED(10:30)", "REM"]
+    ranges = [
+        ("fig3 NewReno/DropTail range", "NewReno/DropTail", ["NewReno/DropTail"], 0.62, 0.91),
+        ("fig3 ECN range", "the three ECN runs", ecn_labels, 0.82, 0.96),
+    ] + [(f"fig3 {k} range", k, [k], *PAPER_FIG3_GOODPUT[k]) for k in ecn_labels]
+    for cid, who, labels, lo_p, hi_p in ranges:
+        g = pd.concat([wl[k]["goodput"] for k in labels], ignore_index=True)
+        h = pd.concat([wlci[k]["goodput"] for k in labels], ignore_index=True)
+        claims.append(
+            Claim(
+                cid,
+                f"§5: goodput of {who} between {100 * lo_p:.0f}% and {100 * hi_p:.0f}% "
+                "over 20–100 users (each end within ±0.5 points + CI)",
+                f"{100 * g.min():.1f}–{100 * g.max():.1f}%",
+                _range_check(g, h, lo_p, hi_p),
+                needs_full_size=USER_RANGE,
+            )
         )
-    )
-    ecn_all = pd.concat([wl[k]["goodput"] for k in ["RED(20:80)", "RED(10:30)", "REM"]])
-    claims.append(
-        Claim(
-            "fig3 ECN range",
-            "with ECN goodput between 82% and 96% (each end within 10 points)",
-            rng(ecn_all),
-            _range_check(ecn_all, 0.82, 0.96),
-            needs_full_size=USER_RANGE,
-        )
-    )
     lo = wl["RED(10:30)"]["goodput"].to_numpy()
     for label in ["REM", "RED(20:80)"]:
         claims.append(
@@ -490,38 +738,28 @@ def run(ctx: Context) -> list[Claim]:
                 at_least(1.0),
             )
         )
-    rem_q = wl["REM"]["mean_queue"].tolist()
-    claims.append(
-        Claim(
-            "fig3 REM queue stabilises",
-            "as users increase the mean queue stabilises under REM (every period after the "
-            "first within ±10 packets of b* = 20)",
-            max(abs(x - 20) for x in rem_q[1:]),
-            at_most(10.0),
-            unit="packets (largest |mean − 20|)",
-            needs_full_size=EQUILIBRIUM,
-        )
-    )
+    claims.append(_near_b_star("fig3 REM queue stabilises", wl["REM"], wlci["REM"]))
     for label in ["NewReno/DropTail", "RED(20:80)", "RED(10:30)"]:
         mq = wl[label]["mean_queue"].tolist()
         claims.append(
             Claim(
                 f"fig3 {label} queue grows",
                 "the mean queue steadily increases under DropTail and RED "
-                "(Spearman rank correlation with users ≥ 0.8)",
+                "(every period above the previous)",
                 _spearman(mq),
-                at_least(0.8),
-                unit=f"(means {', '.join(fmt(x) for x in mq)})",
+                increasing(mq),
+                unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
             )
         )
-    total = {k: float(v.iloc[-1]) for k, v in cum.items()}
+    total = {k: float(v.iloc[-1]) for k, v in cum["congestion"].items()}
+    ovf_total = {k: float(v.iloc[-1]) for k, v in cum["overflow"].items()}
     order = total["NewReno/DropTail"] > total["RED(20:80)"] > max(total["REM"], total["RED(10:30)"])
     claims.append(
         Claim(
-            "fig4 overflow ordering",
-            "overflow loss is heaviest with NewReno, moderate with RED(20:80), negligible with "
-            "RED(10:30) and REM (final cumulative counts in that order)",
-            ", ".join(f"{k} {int(v)}" for k, v in total.items()),
+            "fig4 loss ordering",
+            "loss is heaviest with NewReno, moderate with RED(20:80), negligible with "
+            "RED(10:30) and REM (final cumulative congestion losses in that order)",
+            ", ".join(f"{k} {fmt(v)}" for k, v in total.items()),
             lambda _v, ok=order, t=total: judge(
                 ok,
                 value="",
@@ -529,34 +767,83 @@ def run(ctx: Context) -> list[Claim]:
                 holds=f"{fmt(t['NewReno/DropTail'])} > {fmt(t['RED(20:80)'])} > "
                 f"max({fmt(t['REM'])}, {fmt(t['RED(10:30)'])})",
             ),
+            unit="(overflow only: " + ", ".join(f"{fmt(v)}" for v in ovf_total.values()) + ")",
         )
     )
     for label in ["REM", "RED(10:30)"]:
         df = wl[label]
+        lost = float(df["congestion"].sum())
+        early = float(df["congestion_early"].sum())
         ovf = float(df["overflow"].sum())
-        early = float(df["overflow_early"].sum())
         claims.append(
             Claim(
-                f"fig4 {label} overflow only in transients",
+                f"fig4 {label} losses only in transients",
                 "buffer overflows only during the transient after new sources arrive "
-                "(share of overflow drops in the first 20% of each period ≥ 0.8; "
+                "(share of congestion losses in the first 20% of each period ≥ 0.8; "
                 "vacuous if there are none)",
-                early / ovf if ovf else 1.0,
+                early / lost if lost else 1.0,
                 at_least(0.8),
-                unit=f"({int(ovf)} overflow drops)",
+                unit=f"({fmt(lost)} congestion losses, {fmt(ovf)} of them overflow; overflow "
+                f"share {fmt(float(df['overflow_early'].sum()) / ovf) if ovf else 'n/a'})",
+            )
+        )
+    for label in ["NewReno/DropTail", "RED(20:80)"]:
+        steady = wl[label]["congestion_steady_min"].to_numpy()
+        claims.append(
+            Claim(
+                f"fig4 {label} losses in equilibrium",
+                "under RED(20:80) and NewReno buffer overflows also in equilibrium: "
+                "cumulative losses steadily increase between jumps (in every period, "
+                "losses in each fifth after the first > 0)",
+                float(steady.min()),
+                lambda v: judge(
+                    float(v) > 0,
+                    value=fmt(v),
+                    needs="> 0 in every period",
+                    holds=f"least {fmt(v)} > 0",
+                ),
+                unit=f"(least loss in a fifth of a period; per period "
+                f"{', '.join(fmt(x) for x in steady)})",
             )
         )
     return claims
 
 
-def _range_check(s: pd.Series, lo: float, hi: float):
+def _near_b_star(cid: str, df: pd.DataFrame, ci: pd.DataFrame) -> Claim:
+    """REM's mean queue at b* = 20: every period after the first within ±2 packets + CI."""
+    mq = df["mean_queue"].to_numpy()[1:]
+    h = ci["mean_queue"].to_numpy()[1:]
+    excess = np.abs(mq - B_STAR) - (2.0 + h)
+    return Claim(
+        cid,
+        "REM stabilizes the mean queue around the target b* = 20 packets as users grow "
+        "(every period after the first within ±2 packets + CI)",
+        float(np.max(np.abs(mq - B_STAR))),
+        lambda _v: judge(
+            bool((excess <= 0).all()),
+            value=f"means {', '.join(fmt(x) for x in mq)}",
+            needs="each within 20 ± (2 + CI)",
+            holds=f"means {', '.join(fmt(x) for x in mq)} within 20 ± (2 + CI)",
+        ),
+        unit="packets (largest |mean − 20|)",
+        needs_full_size=EQUILIBRIUM,
+    )
+
+
+def _range_check(s: pd.Series, h: pd.Series, lo: float, hi: float):
+    """The ends of the measured range (lowest and highest period) each round to the
+    paper's whole percent: within 0.005 + the CI of that period's goodput."""
+
     def check(_v):
         a, b = float(s.min()), float(s.max())
+        ha, hb = float(h.iloc[int(s.argmin())]), float(h.iloc[int(s.argmax())])
+        ta, tb = 0.005 + ha, 0.005 + hb
         return judge(
-            abs(a - lo) <= 0.10 and abs(b - hi) <= 0.10,
-            value=f"{fmt(a)}–{fmt(b)}",
-            needs=f"each end within 0.1 of {lo:g}–{hi:g}",
-            holds=f"ends {fmt(a)} and {fmt(b)} within 0.1 of {lo:g} and {hi:g}",
+            abs(a - lo) <= ta and abs(b - hi) <= tb,
+            value=f"{100 * a:.1f}–{100 * b:.1f}%",
+            needs=f"{100 * lo:.0f} ± {100 * ta:.1f} and {100 * hi:.0f} ± {100 * tb:.1f}",
+            holds=f"ends {100 * a:.1f} and {100 * b:.1f} within {100 * lo:.0f} ± "
+            f"{100 * ta:.1f} and {100 * hi:.0f} ± {100 * tb:.1f}",
         )
 
     return check
@@ -572,5 +859,6 @@ EXPERIMENT = Experiment(
     "users (+20 every 50 s); DropTail, RED(20:80), RED(10:30), REM, dropping or ECN marking. "
     "Wireless: 2 Mb/s, 100-packet buffer, 1% Bernoulli loss, 48-byte packets, 20→100 users; "
     "NewReno/DropTail vs ECN-reacting NewReno with RED and REM. Quick size: periods of 20 s, "
-    "up to 80 (wired) and 60 (wireless) users.",
+    "up to 80 (wired) and 60 (wireless) users. Simulator defaults: profile `ns2-2001` "
+    "with the ns-2.1b6 overrides listed below the claims.",
 )

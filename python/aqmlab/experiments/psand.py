@@ -699,84 +699,70 @@ def run(ctx: Context) -> list[Claim]:
             needs_full_size=FIGS56_FULL,
         )
     )
-    loss_ok = [
-        tab[("loss:mean", "PSAND")].loc[n]
-        <= 1.1 * min(tab[("loss:mean", o)].loc[n] for o in others)
-        for n in ns
-    ]
-    claims.append(
-        Claim(
+    big = [n for n in ns if n >= np.median(ns)]
+
+    def fraction(col: str, holds, points) -> float:
+        """Of `points`, the fraction where PSAND's mean `col` and the others' satisfy
+        `holds(psand, lowest of the others, highest of the others)`."""
+        return float(
+            np.mean(
+                [
+                    holds(
+                        tab[(f"{col}:mean", "PSAND")].loc[n],
+                        min(tab[(f"{col}:mean", o)].loc[n] for o in others),
+                        max(tab[(f"{col}:mean", o)].loc[n] for o in others),
+                    )
+                    for n in points
+                ]
+            )
+        )
+
+    for cid, says, value, bound in [
+        (
             "fig5c loss not sacrificed",
             "PSAND does not sacrifice the loss rate (at each "
             "point at most 10% above the lowest of the others; fraction of points)",
-            float(np.mean(loss_ok)),
-            at_least(1.0),
-            needs_full_size=FIGS56_FULL,
-        )
-    )
-    big = [n for n in ns if n >= np.median(ns)]
-    ok = [
-        tab[("loss:mean", "PSAND")].loc[n] < min(tab[("loss:mean", o)].loc[n] for o in others)
-        for n in big
-    ]
-    claims.append(
-        Claim(
+            fraction("loss", lambda p, lo, hi: p <= 1.1 * lo, ns),
+            1.0,
+        ),
+        (
             "fig5c loss lower with many flows",
             "a slight reduction of the packet loss rate as the number of flows increases "
             "(PSAND below the lowest of the others at the larger half of the flow counts; "
             "fraction)",
-            float(np.mean(ok)),
-            at_least(1.0),
-            needs_full_size=FIGS56_FULL,
-        )
-    )
-    ok = [
-        tab[("util:mean", "PSAND")].loc[n] > max(tab[("util:mean", o)].loc[n] for o in others)
-        for n in big
-    ]
-    claims.append(
-        Claim(
+            fraction("loss", lambda p, lo, hi: p < lo, big),
+            1.0,
+        ),
+        (
             "fig6 link use",
             "link utilisation = 1 − P(X = 0): PSAND increases the link utilisation (measured "
             "utilisation highest at the larger half of the flow counts; fraction)",
-            float(np.mean(ok)),
-            at_least(1.0),
-            needs_full_size=FIGS56_FULL,
-        )
-    )
-    for col, says in [
-        ("p_empty", "P(X = 0) is reduced as the number of flows increases"),
-        ("p_full", "P(25 < X ≤ 35) is reduced as the number of flows increases"),
-    ]:
-        ok = [
-            tab[(f"{col}:mean", "PSAND")].loc[n]
-            < min(tab[(f"{col}:mean", o)].loc[n] for o in others)
-            for n in big
-        ]
-        claims.append(
-            Claim(
-                f"fig6 {col}",
-                f"{says} (PSAND lowest at the larger half of the flow counts; fraction)",
-                float(np.mean(ok)),
-                at_least(1.0),
-                needs_full_size=FIGS56_FULL,
-            )
-        )
-    ok = [
-        tab[("p_target:mean", "PSAND")].loc[n]
-        >= max(tab[("p_target:mean", o)].loc[n] for o in others)
-        for n in ns
-    ]
-    claims.append(
-        Claim(
+            fraction("util", lambda p, lo, hi: p > hi, big),
+            1.0,
+        ),
+        (
+            "fig6 p_empty",
+            "P(X = 0) is reduced as the number of flows increases "
+            "(PSAND lowest at the larger half of the flow counts; fraction)",
+            fraction("p_empty", lambda p, lo, hi: p < lo, big),
+            1.0,
+        ),
+        (
+            "fig6 p_full",
+            "P(25 < X ≤ 35) is reduced as the number of flows increases "
+            "(PSAND lowest at the larger half of the flow counts; fraction)",
+            fraction("p_full", lambda p, lo, hi: p < lo, big),
+            1.0,
+        ),
+        (
             "fig6 p_target",
             "under PSAND the probability that the queue is close to its "
             "target is generally larger (fraction of points ≥ 1/2)",
-            float(np.mean(ok)),
-            at_least(0.5),
-            needs_full_size=FIGS56_FULL,
-        )
-    )
+            fraction("p_target", lambda p, lo, hi: p >= hi, ns),
+            0.5,
+        ),
+    ]:
+        claims.append(Claim(cid, says, value, at_least(bound), needs_full_size=FIGS56_FULL))
     lines = [
         "Figs. 5-6 means by scheme and number of additional flows:",
         "",

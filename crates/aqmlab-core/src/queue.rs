@@ -77,19 +77,26 @@ pub struct ColourCounters {
     pub dequeued_bytes: u64,
 }
 
+/// `r - o` for the counters both structs share: the scalar ones, then the per-reason arrays.
+macro_rules! minus_common {
+    ($r:ident, $o:ident) => {
+        $r.arrivals -= $o.arrivals;
+        $r.arrival_bytes -= $o.arrival_bytes;
+        $r.enqueued -= $o.enqueued;
+        $r.dropped_after_enqueue -= $o.dropped_after_enqueue;
+        $r.dequeued -= $o.dequeued;
+        $r.dequeued_bytes -= $o.dequeued_bytes;
+        for i in 0..NUM_REASONS {
+            $r.dropped[i] -= $o.dropped[i];
+            $r.marked[i] -= $o.marked[i];
+        }
+    };
+}
+
 impl ColourCounters {
     pub fn minus(&self, o: &Self) -> Self {
         let mut r = *self;
-        r.arrivals -= o.arrivals;
-        r.arrival_bytes -= o.arrival_bytes;
-        r.enqueued -= o.enqueued;
-        for i in 0..NUM_REASONS {
-            r.dropped[i] -= o.dropped[i];
-            r.marked[i] -= o.marked[i];
-        }
-        r.dropped_after_enqueue -= o.dropped_after_enqueue;
-        r.dequeued -= o.dequeued;
-        r.dequeued_bytes -= o.dequeued_bytes;
+        minus_common!(r, o);
         r
     }
 }
@@ -97,17 +104,8 @@ impl ColourCounters {
 impl QueueCounters {
     pub fn minus(&self, o: &Self) -> Self {
         let mut r = *self;
-        r.arrivals -= o.arrivals;
-        r.arrival_bytes -= o.arrival_bytes;
-        r.enqueued -= o.enqueued;
+        minus_common!(r, o);
         r.ect_enqueued -= o.ect_enqueued;
-        for i in 0..NUM_REASONS {
-            r.dropped[i] -= o.dropped[i];
-            r.marked[i] -= o.marked[i];
-        }
-        r.dropped_after_enqueue -= o.dropped_after_enqueue;
-        r.dequeued -= o.dequeued;
-        r.dequeued_bytes -= o.dequeued_bytes;
         for c in 0..NUM_COLOURS {
             r.not_green[c] = self.not_green[c].minus(&o.not_green[c]);
         }

@@ -65,8 +65,13 @@ def host(name: str) -> dict[str, Any]:
     return {"name": name, "type": "host"}
 
 
-def router(name: str) -> dict[str, Any]:
-    return {"name": name, "type": "router"}
+def router(name: str, conditioners: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """A router; ``conditioners`` (``aqmlab.diffserv.conditioner``) make it a DiffServ edge
+    that classifies, meters and colours its arrivals (docs/diffserv/conditioner.md)."""
+    r: dict[str, Any] = {"name": name, "type": "router"}
+    if conditioners:
+        r["conditioners"] = [dict(c) for c in conditioners]
+    return r
 
 
 def droptail() -> dict[str, Any]:

@@ -262,7 +262,7 @@ def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_
         f"{tag}: {len(variants)} configurations × {runs} "
         f"{'replication' if runs == 1 else 'replications'}, {stages} periods of {period:g} s; "
         f"each replication draws its users' start times (uniform over the first "
-        f"{START_WINDOW:g} s of their stage, CHOICES)."
+        f"{START_WINDOW:g} s of their stage; the choices below say why)."
     )
     return out, ci, mean_cum
 

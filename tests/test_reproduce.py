@@ -78,6 +78,8 @@ def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
                 "fig5a.png",
                 "fig6c.png",
                 "sens_fig3.png",
+                "fig3_spread.png",
+                "kcur_fig3.png",
             ],
         ),
     ],
@@ -113,7 +115,9 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
         assert len(droptail) == 4 and not any("± 0 |" in line for line in droptail)
     else:
         assert "| needs full size |" in rows["fig5a variance"]
-        assert "| needs full size |" not in rows["fig3 PSAND recovery < 5 s"]
+        # Fig. 3 is judged on 20 replications at full size; quick size has 5 (TOLERANCES).
+        assert "| needs full size | at quick size " in rows["fig3 PSAND recovery < 5 s"]
+        assert "| needs full size |" not in rows["fig4 PSAND controls avg better than ARED_Floyd"]
         assert 'Source: T. Alemu, A. Jean-Marie, "Dynamic Configuration of RED Parameters"' in md
 
 

@@ -144,8 +144,9 @@ def psand(
 ) -> dict[str, Any]:
     """PSAND, Alemu & Jean-Marie 2004 (docs/aqm/psand.md): thresholds from the target and
     the buffer capacity unless given; other fields (target 10, coef 1.75, gamma 1.5,
-    interval, max_p 0.1, lower 0.01, upper 0.75, w_q, gentle, count_rule, byte_mode,
-    mean_pktsize, ecn, mark_above_max_th, ns2_qlen_guard) as in the scenario reference."""
+    interval, max_p 0.1, lower 0.01, upper 0.75, k_cur "ewma" or "interval_mean", w_q,
+    gentle, count_rule, byte_mode, mean_pktsize, ecn, mark_above_max_th, ns2_qlen_guard) as
+    in the scenario reference."""
     return _opt({"type": "psand"}, min_th=min_th, max_th=max_th, **params)
 
 

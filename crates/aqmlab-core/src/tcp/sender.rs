@@ -23,8 +23,9 @@
 //!   to prr_delivered, and while pipe > ssthresh the sender keeps prr_out at
 //!   ceil(prr_delivered · ssthresh / RecoverFS); below ssthresh it catches up by at most the
 //!   reduction bound. RecoverFS is the FlightSize that ssthresh was halved from (data sent
-//!   by limited transmit excluded, as for ssthresh, which makes RFC 6937's single-loss
-//!   example come out exactly). cwnd = ssthresh when recovery ends. The fast retransmit
+//!   by limited transmit excluded, as for ssthresh; with it RFC 6937's single-loss example
+//!   sends one segment per two ACKs, as its figure does). cwnd = ssthresh when recovery
+//!   ends. The fast retransmit
 //!   and NewReno's partial-ACK retransmission are always sent and count in prr_out.
 //!   Without SACK, pipe is estimated as FlightSize less the duplicate ACKs not yet covered
 //!   by the cumulative ACK, and a duplicate ACK counts as delivered only while

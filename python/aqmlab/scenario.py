@@ -415,6 +415,7 @@ def tcp(
     ack_size: int | str | None = None,
     limited_transmit: bool | None = None,
     ecn_retransmits: bool | None = None,
+    ecn_backoff: bool | None = None,
     trace: bool | None = None,
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer.
@@ -448,6 +449,7 @@ def tcp(
         ack_size=ack_size,
         limited_transmit=limited_transmit,
         ecn_retransmits=ecn_retransmits,
+        ecn_backoff=ecn_backoff,
         trace=trace,
     )
 

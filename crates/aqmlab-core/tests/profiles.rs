@@ -82,8 +82,10 @@ fn a_profile_fills_in_what_the_scenario_leaves_unset_and_the_echo_says_so() {
     assert_eq!(load(&echo).unwrap(), s);
     // Only an ECN flow gets ns-2's ECN-capable retransmissions (allowed only with ECN).
     assert!(!echo.contains("ecn_retransmits"), "{echo}");
+    assert!(!echo.contains("ecn_backoff"), "{echo}");
     let ecn = load(&path("profile = \"ns2-2001\"", "ecn = true", "", "1s")).unwrap();
     assert!(ecn.to_toml().contains("ecn_retransmits = true"));
+    assert!(ecn.to_toml().contains("ecn_backoff = true"));
 }
 
 #[test]

@@ -304,12 +304,14 @@ initial_rto = \"1s\"";
     );
     assert_eq!(completion(&plain), completion(&ns2));
     // Only meaningful with ECN.
-    let err = load(&path("ecn_retransmits = true", "", "10s")).unwrap_err();
-    assert!(
-        format!("{err}").contains("flows[0].ecn_retransmits")
-            && format!("{err}").contains("only meaningful with ecn = true"),
-        "{err}"
-    );
+    for field in ["ecn_retransmits", "ecn_backoff"] {
+        let err = load(&path(&format!("{field} = true"), "", "10s")).unwrap_err();
+        assert!(
+            format!("{err}").contains(&format!("flows[0].{field}"))
+                && format!("{err}").contains("only meaningful with ecn = true"),
+            "{err}"
+        );
+    }
 }
 
 /// Regression (fixed): a loss and a mark in one window are one congestion event (RFC 3168

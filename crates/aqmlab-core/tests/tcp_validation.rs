@@ -686,6 +686,7 @@ fn limited_transmit_data_is_not_in_the_halved_flightsize() {
     let mut s = Sender::new(SenderConfig {
         variant: Variant::NewReno,
         ecn: false,
+        ecn_backoff: false,
         dupack_response: DupackResponse::Halve,
         recovery: Recovery::Classic,
         max_window: 1000,

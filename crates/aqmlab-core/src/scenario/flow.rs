@@ -129,6 +129,13 @@ pub struct FlowSpec {
     /// §6.1.5, ns-3); only with `ecn = true`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_retransmits: Option<bool>,
+    /// ns-2's ECN response (`TcpAgent::ecn`, `slowdown`): the window halves to ⌊w/2⌋,
+    /// down to 1 or 0 (0: wait for the retransmission timer), and a further mark at a
+    /// window of 1 doubles the timer's backoff (RFC 3168 §6.1.2's rule for a window of
+    /// one). Default false: ssthresh = cwnd = max(FlightSize/2, 2), as Linux and ns-3.
+    /// Only with `ecn = true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_backoff: Option<bool>,
     /// Record cwnd, ssthresh and smoothed RTT at every sample (TCP only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<bool>,
@@ -226,6 +233,7 @@ impl FlowSpec {
             ("recovery", f.recovery.is_some()),
             ("limited_transmit", f.limited_transmit.is_some()),
             ("ecn_retransmits", f.ecn_retransmits.is_some()),
+            ("ecn_backoff", f.ecn_backoff.is_some()),
             ("trace", f.trace.is_some()),
         ];
         let allowed: &[&str] = match f.kind {
@@ -248,6 +256,7 @@ impl FlowSpec {
                 "recovery",
                 "limited_transmit",
                 "ecn_retransmits",
+                "ecn_backoff",
                 "trace",
             ],
         };
@@ -391,12 +400,17 @@ impl FlowSpec {
                 "only used with delayed_ack = true",
             );
         }
-        if f.ecn_retransmits == Some(true) && !f.ecn {
-            pr.err(
-                format!("{p}.ecn_retransmits"),
-                "true",
-                "only meaningful with ecn = true",
-            );
+        for (field, on) in [
+            ("ecn_retransmits", f.ecn_retransmits),
+            ("ecn_backoff", f.ecn_backoff),
+        ] {
+            if on == Some(true) && !f.ecn {
+                pr.err(
+                    format!("{p}.{field}"),
+                    "true",
+                    "only meaningful with ecn = true",
+                );
+            }
         }
         if f.delack_timeout == Some(Duration(0)) {
             pr.err(format!("{p}.delack_timeout"), "\"0ns\"", "must be > 0");

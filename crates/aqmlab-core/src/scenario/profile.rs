@@ -116,7 +116,10 @@ impl Profile {
     pub fn tcp_ecn(self) -> &'static [(&'static str, Val)] {
         match self {
             // TcpAgent::output sets ECT on every data packet, retransmissions included.
-            Profile::Ns2_2001 | Profile::Ns2_35 => &[("ecn_retransmits", Bool(true))],
+            // TcpAgent::ecn and slowdown: ⌊window/2⌋ down to 0, ecn_backoff_ at a window of 1.
+            Profile::Ns2_2001 | Profile::Ns2_35 => {
+                &[("ecn_retransmits", Bool(true)), ("ecn_backoff", Bool(true))]
+            }
             // ns-3 (IsEct: only new data) and aqmlab (RFC 3168 §6.1.5): Not-ECT.
             Profile::Aqmlab | Profile::Ns3_44 => &[],
         }
@@ -268,9 +271,9 @@ mod tests {
     }
 
     #[test]
-    fn ecn_retransmits_is_ns2s_for_ecn_flows() {
+    fn ecn_retransmits_and_ecn_backoff_are_ns2s_for_ecn_flows() {
         for p in [Profile::Ns2_2001, Profile::Ns2_35] {
-            assert_eq!(table(p.tcp_ecn()), "ecn_retransmits=true");
+            assert_eq!(table(p.tcp_ecn()), "ecn_retransmits=true ecn_backoff=true");
         }
         assert_eq!(table(Profile::Ns3_44.tcp_ecn()), "");
         assert_eq!(table(Profile::Aqmlab.tcp_ecn()), "");

@@ -159,6 +159,7 @@ pub(super) fn tcp_state(f: &FlowSpec) -> TcpState {
             DupackResponseSpec::Halve => DupackResponse::Halve,
             DupackResponseSpec::RetransmitOnly => DupackResponse::RetransmitOnly,
         },
+        ecn_backoff: f.ecn && f.ecn_backoff == Some(true),
         recovery: match f.recovery.unwrap_or(RecoverySpec::Classic) {
             RecoverySpec::Classic => Recovery::Classic,
             RecoverySpec::PrrSsrb => Recovery::Prr(PrrBound::Ssrb),

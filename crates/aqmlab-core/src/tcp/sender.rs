@@ -77,6 +77,9 @@ pub enum PrrBound {
 pub struct SenderConfig {
     pub variant: Variant,
     pub ecn: bool,
+    /// ns-2's ECN response (see `on_ack`); false: RFC 5681 eq. 4's floor of 2, as Linux
+    /// and ns-3.
+    pub ecn_backoff: bool,
     pub dupack_response: DupackResponse,
     pub recovery: Recovery,
     /// Cap on the window in segments (the receiver window; ns-2's `window_`).
@@ -189,6 +192,11 @@ pub struct Sender {
     pub rto_deadline: Option<Time>,
     cwr_pending: bool,
     ecn_guard: u64,
+    /// ns-2's `ecn_backoff_`: a mark arrived at a window of 1 and no unmarked ACK since.
+    ecn_at_one: bool,
+    /// The last window reduction was for a mark (ns-2 `last_cwnd_action_ == ECN`): a
+    /// timeout before its data is acked keeps ssthresh (`slowdown(CLOSE_CWND_ONE)`).
+    ecn_last: bool,
     /// SACK scoreboard for segments [snd_una, maxseq): SACKED and RETX bits.
     board: VecDeque<u8>,
     /// Segments with the SACKED bit on the board.
@@ -236,6 +244,8 @@ impl Sender {
             rto_deadline: None,
             cwr_pending: false,
             ecn_guard: 0,
+            ecn_at_one: false,
+            ecn_last: false,
             board: VecDeque::new(),
             sacked: 0,
             prr: PrrState::default(),
@@ -427,7 +437,9 @@ impl Sender {
             }
             return;
         }
-        let cwnd = self.cwnd.floor().max(1.0) as u64 + self.lt_allow as u64;
+        // Only ecn_backoff's mark response takes cwnd below 1 (to 0: wait for the timer).
+        let floor = if self.cfg.ecn_backoff { 0.0 } else { 1.0 };
+        let cwnd = self.cwnd.floor().max(floor) as u64 + self.lt_allow as u64;
         let wnd = cwnd.min(self.cfg.max_window as u64);
         while self.snd_nxt < self.snd_una + wnd && self.snd_nxt < self.app_limit {
             let seq = self.snd_nxt;
@@ -443,8 +455,29 @@ impl Sender {
         }
         // ECN: react at most once per window of data, and not during loss recovery.
         if self.cfg.ecn && ack.ece && !self.in_recovery && ack.ack > self.ecn_guard {
-            self.ssthresh = self.halved();
-            self.cwnd = self.ssthresh;
+            if self.cfg.ecn_backoff {
+                // ns-2 `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF | CLOSE_SSTHRESH_HALF)`:
+                // the integer window halves, to 1 or even 0 (the sender then waits for its
+                // timer), and a second mark at a window of 1 backs the timer off
+                // (RFC 3168 §6.1.2: "reset the retransmit timer ... when the congestion
+                // window is one"). This lets marks alone hold many flows whose fair window
+                // is below 2, where a floor of 2 segments per flow overflows the buffer.
+                if self.cwnd <= 1.0 {
+                    if self.ecn_at_one {
+                        self.backoff = (self.backoff * 2).min(64);
+                    }
+                    self.ecn_at_one = true;
+                } else {
+                    self.ecn_at_one = false;
+                }
+                let half = (self.cwnd.min(self.cfg.max_window as f64).floor() / 2.0).floor();
+                self.ssthresh = half.max(2.0);
+                self.cwnd = half;
+                self.ecn_last = true;
+            } else {
+                self.ssthresh = self.halved();
+                self.cwnd = self.ssthresh;
+            }
             self.cwr_pending = true;
             self.ecn_guard = self.maxseq;
             self.stats.ecn_reactions += 1;
@@ -542,9 +575,17 @@ impl Sender {
         self.lt_allow = 0;
         if let Some((s, t)) = self.timed {
             if a > s {
+                let held = self.backoff;
                 self.sample_rtt((now - t) as f64);
+                // ns-2: a marked ACK does not end the backoff of a window of 1.
+                if self.cfg.ecn_backoff && self.ecn_at_one && ece {
+                    self.backoff = held;
+                }
                 self.timed = None;
             }
+        }
+        if !ece {
+            self.ecn_at_one = false;
         }
         for _ in 0..newly {
             if self.board.pop_front().is_some_and(|f| f & SACKED != 0) {
@@ -592,7 +633,11 @@ impl Sender {
                 self.cwnd += 1.0 / self.cwnd;
             }
         }
-        if self.snd_una == self.maxseq {
+        if self.cfg.ecn_backoff && self.cwnd < 1.0 {
+            // A window of 0 after a mark (ecn_backoff): only the timer sends again (ns-2
+            // `newtimer`: "cwnd_ < 1").
+            self.rto_deadline = Some(now + self.current_rto());
+        } else if self.snd_una == self.maxseq {
             self.rto_deadline = None;
         } else if restart_timer {
             self.rto_deadline = Some(now + self.current_rto());
@@ -647,6 +692,7 @@ impl Sender {
             self.cwr_pending = self.cfg.ecn;
         }
         self.stats.fast_recoveries += 1;
+        self.ecn_last = false;
         // With PRR, prr_update sets cwnd once this ACK's DeliveredData is known.
         match self.cfg.variant {
             Variant::Reno | Variant::NewReno => {
@@ -665,6 +711,12 @@ impl Sender {
         }
         self.rto_deadline = None;
         if self.snd_una == self.maxseq {
+            if self.cfg.ecn_backoff && self.cwnd < 1.0 {
+                // The wait after a mark at a window of 1 is over (ns-2: no data
+                // outstanding, `slowdown(CLOSE_CWND_ONE)`, no backoff): send one segment.
+                self.cwnd = 1.0;
+                self.send_more(now, out);
+            }
             return;
         }
         self.stats.timeouts += 1;
@@ -687,7 +739,9 @@ impl Sender {
         // Linux avoid by halving the congestion window itself. So halve the smaller of
         // FlightSize and the un-inflated window (ssthresh during Reno/NewReno recovery).
         // RFC 5681 §3.1: if this segment was already resent by the timer, ssthresh is held.
-        if self.rto_seq != Some(self.snd_una) {
+        // ns-2 keeps ssthresh when the timer fires during the recovery from a mark.
+        let after_mark = self.cfg.ecn_backoff && self.ecn_last && self.snd_una < self.ecn_guard;
+        if self.rto_seq != Some(self.snd_una) && !after_mark {
             let window = if self.in_recovery && self.cfg.variant != Variant::Sack {
                 self.ssthresh
             } else {
@@ -696,6 +750,7 @@ impl Sender {
             self.ssthresh = ((self.flight() as f64).min(window) / 2.0).max(2.0);
         }
         self.rto_seq = Some(self.snd_una);
+        self.ecn_last = false;
         self.cwnd = 1.0;
         self.backoff = (self.backoff * 2).min(64);
         self.timed = None;

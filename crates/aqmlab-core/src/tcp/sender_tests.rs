@@ -7,6 +7,7 @@ fn cfg(variant: Variant) -> SenderConfig {
     SenderConfig {
         variant,
         ecn: false,
+        ecn_backoff: false,
         dupack_response: DupackResponse::Halve,
         recovery: Recovery::Classic,
         max_window: 1000,
@@ -521,6 +522,70 @@ fn prr_reduction_bounds() {
             (s.prr.sndcnt, s.cwnd),
             (want, 6.0 + want as f64),
             "{bound:?} {safe}"
+        );
+    }
+}
+
+/// `ecn_backoff` (ns-2's `TcpAgent::ecn`): a mark at a window of 1 halves it to 0, so
+/// nothing is sent until the retransmission timer fires, which sends one segment without
+/// counting a timeout; a second mark at a window of 1 doubles the timer's backoff, and a
+/// marked ACK's RTT sample does not end that backoff. Timer values from RFC 6298 with
+/// 100 ms samples: the first gives RTO = 100 + 4·50 = 300 ms, the second (RTTVAR 37.5 ms)
+/// 250 ms, doubled to 500 ms.
+#[test]
+fn ecn_backoff_takes_a_window_of_one_to_zero_and_waits_for_the_timer() {
+    let mut s = Sender::new(SenderConfig {
+        ecn: true,
+        ecn_backoff: true,
+        initial_cwnd: 1.0,
+        ..cfg(Variant::NewReno)
+    });
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(seqs(&out), vec![0]);
+    out.clear();
+    s.on_ack(&ece(1), 100 * MS, &mut out);
+    assert_eq!((s.cwnd, s.ssthresh), (0.0, 2.0));
+    assert!(out.is_empty(), "a window of 0 sends nothing: {out:?}");
+    assert_eq!(s.rto_deadline, Some(400 * MS));
+    s.on_timeout(400 * MS, &mut out);
+    assert_eq!(seqs(&out), vec![1]);
+    assert_eq!((s.cwnd, s.stats.timeouts), (1.0, 0));
+    out.clear();
+    // The second mark at a window of 1: backoff 2, kept through the marked ACK's sample.
+    s.on_ack(&ece(2), 500 * MS, &mut out);
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_reactions), (0.0, 2.0, 2));
+    assert_eq!(s.current_rto(), 500 * MS);
+    assert_eq!(s.rto_deadline, Some(1000 * MS));
+    s.on_timeout(1000 * MS, &mut out);
+    assert_eq!(seqs(&out), vec![2]);
+    out.clear();
+    // An unmarked ACK ends it: slow start to 2 and the sample resets the backoff.
+    s.on_ack(&ack(3), 1100 * MS, &mut out);
+    assert_eq!(s.cwnd, 2.0);
+    assert_eq!(seqs(&out), vec![3, 4]);
+    assert_eq!(s.current_rto(), s.rto);
+}
+
+/// ns-2 halves the integer window (⌊11/2⌋ = 5, not FlightSize/2 = 5.5) and, when the timer
+/// fires before the marked window is acked, keeps ssthresh (`slowdown(CLOSE_CWND_ONE)`);
+/// the default response halves FlightSize and the timeout halves again.
+#[test]
+fn ecn_backoff_halves_the_integer_window_and_a_timeout_after_a_mark_keeps_ssthresh() {
+    for (backoff, after_mark, after_timeout) in [(true, 5.0, 5.0), (false, 5.5, 2.75)] {
+        let mut s = sender_with_flight_11(SenderConfig {
+            ecn: true,
+            ecn_backoff: backoff,
+            ..cfg(Variant::NewReno)
+        });
+        let mut out = vec![];
+        s.on_ack(&ece(2), 200 * MS, &mut out);
+        assert_eq!(s.ssthresh, after_mark, "ecn_backoff = {backoff}");
+        expire(&mut s, &mut out);
+        assert_eq!(
+            (s.ssthresh, s.cwnd),
+            (after_timeout, 1.0),
+            "ecn_backoff = {backoff}"
         );
     }
 }

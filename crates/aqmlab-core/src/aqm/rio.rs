@@ -30,9 +30,12 @@
 //!   instead (`mark_above_max_th`, default true, which only acts with `ecn`).
 //! - ns-2 `Queue/RED/RIO`'s bug (avg_total updated on IN arrivals only, documented in its
 //!   source and never fixed) is `total_avg_on_in_only` (rio_c with two levels; default off).
-//! - `gentle` and `ns2_qlen_guard` (on the whole queue, as ns-2 RED's `qlen > 1`) as RED;
-//!   neither exists in dsRED. dsRED compares avg > min_th and avg ≤ max_th, RED avg ≥ min_th
-//!   and avg < max_th: the boundaries, of measure zero for a continuous average, are RED's.
+//! - `gentle` and `ns2_qlen_guard` as RED; the guard counts the backlog the level averages,
+//!   as `Queue/RED/RIO` (`in_qlen > 1` for IN, `qlen > 1` for OUT); dsRED has neither.
+//! - dsRED's RIO-C adds Σ_{j≤k} w_j·q_j, each level's own weight; here w_k·b_k. They differ
+//!   only with per-level weights.
+//! - dsRED compares avg > min_th and avg ≤ max_th, RED avg ≥ min_th and avg < max_th: the
+//!   boundaries, of measure zero for a continuous average, are RED's.
 //! - The capacity check is the queue's (after the averages, as for RED); dsRED refuses an
 //!   arrival to a full buffer before averaging it.
 
@@ -355,9 +358,11 @@ impl Aqm for Rio {
             decayed[k] = l.avg.update(&l.params, backlog, now);
         }
         let avg = self.avg_of(p);
-        let total = self.levels[p].params.backlog(q);
+        let guarded = self.averaged(&b, p);
         let l = &mut self.levels[p];
-        let decision = l.marker.decide_queued(&l.params, avg, total, pkt.size, rng);
+        let decision = l
+            .marker
+            .decide_queued(&l.params, avg, guarded, pkt.size, rng);
         let verdict = l.params.verdict(decision);
         if let Verdict::Drop(_) = verdict {
             // Dropped: the backlogs are unchanged, so the idle periods go on (RED).
@@ -652,6 +657,37 @@ mod tests {
         ];
         assert_eq!(errors(RioMode::RioC), ordered);
         assert_eq!(errors(RioMode::Wred), ordered);
+    }
+
+    /// ns-2 Queue/RED/RIO's guard: IN decisions need more than one IN packet waiting
+    /// (`in_qlen > 1`), OUT ones more than one packet of any colour (`qlen > 1`).
+    #[test]
+    fn the_ns2_guard_counts_the_backlog_the_level_averages() {
+        let levels = [(5.0, 10.0, 0.1), (2.0, 4.0, 0.2)];
+        let mut rng = Rng::for_component(1, 0, "t");
+        for guard in [false, true] {
+            let mut s = spec(RioMode::RioC, &levels, 0.002);
+            s.ns2_qlen_guard = guard;
+            let mut rio = s.build(&ctx());
+            // Both averages far above max_th; one green and 19 red waiting.
+            rio.levels[0].avg.avg = 50.0;
+            rio.levels[1].avg.avg = 50.0;
+            let v = rio.on_arrival(&view([1, 0, 19]), &pkt(Green), 0, &mut rng);
+            let want = if guard {
+                Verdict::Pass
+            } else {
+                Verdict::Drop(Reason::Forced)
+            };
+            assert_eq!(v, want, "IN, guard {guard}");
+            let v = rio.on_arrival(&view([1, 0, 19]), &pkt(Red), 0, &mut rng);
+            assert_eq!(v, Verdict::Drop(Reason::Forced), "OUT, guard {guard}");
+            let v = rio.on_arrival(&view([2, 0, 0]), &pkt(Green), 0, &mut rng);
+            assert_eq!(
+                v,
+                Verdict::Drop(Reason::Forced),
+                "2 IN waiting, guard {guard}"
+            );
+        }
     }
 
     #[test]

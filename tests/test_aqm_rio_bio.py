@@ -10,7 +10,7 @@ from aqmlab import scenario as sc
 from common import dumbbell
 
 
-def _bottleneck(aqm, *, limit_pkts=60, duration="6s"):
+def _bottleneck(aqm, *, limit_pkts=60, limit_bytes=None, duration="6s"):
     """Two TCP flows with ECN and a CBR flow (not ECN-capable) at 0.9x a 10 Mb/s link."""
     return dumbbell(
         [
@@ -21,7 +21,9 @@ def _bottleneck(aqm, *, limit_pkts=60, duration="6s"):
         hosts=("a", "b", "d"),
         routers=("r",),
         left_to_right=True,
-        queue=sc.queue(limit_pkts=limit_pkts, aqm=aqm),
+        queue=sc.queue(
+            limit_pkts=None if limit_bytes else limit_pkts, limit_bytes=limit_bytes, aqm=aqm
+        ),
         duration=duration,
         warmup="1s",
         seed=3,
@@ -123,10 +125,15 @@ def _same_outcome(a, b):
     assert a.flows.equals(b.flows)
 
 
-def test_rio_fed_only_green_runs_as_red_with_the_level_0_parameters():
-    red = sc.red(20, 40, max_p=0.05, w_q=0.01, count_rule="dsred", ecn=True)
+# Packet mode, and byte mode with a byte buffer (validation.md: every AQM test runs in both).
+BYTE_MODES = [({}, {}), ({"byte_mode": True}, {"limit_bytes": "60KB"})]
+
+
+@pytest.mark.parametrize("byte_mode,limit", BYTE_MODES)
+def test_rio_fed_only_green_runs_as_red_with_the_level_0_parameters(byte_mode, limit):
+    red = sc.red(20, 40, max_p=0.05, w_q=0.01, count_rule="dsred", ecn=True, **byte_mode)
     red["mark_above_max_th"] = True
-    want = aqmlab.run(_bottleneck(red))
+    want = aqmlab.run(_bottleneck(red, **limit))
     assert _bottleneck_row(want)["marked_early"] > 0
     for mode in ["rio_c", "rio_d", "wred"]:
         rio = sc.rio(
@@ -136,15 +143,17 @@ def test_rio_fed_only_green_runs_as_red_with_the_level_0_parameters():
             w_q=0.01,
             idle_start="link_idle",
             ecn=True,
+            **byte_mode,
         )
-        _same_outcome(aqmlab.run(_bottleneck(rio)), want)
+        _same_outcome(aqmlab.run(_bottleneck(rio, **limit)), want)
 
 
-def test_bio_with_one_level_and_the_i_rule_runs_as_blue():
-    want = aqmlab.run(_bottleneck(sc.blue(d1=0.02, d2=0.002, freeze_time="10ms", ecn=True)))
-    got = aqmlab.run(
-        _bottleneck(sc.bio(sc.bio_level(60, d1=0.02, d2=0.002, freeze_time="10ms"), ecn=True))
-    )
+@pytest.mark.parametrize("byte_mode,limit", BYTE_MODES)
+def test_bio_with_one_level_and_the_i_rule_runs_as_blue(byte_mode, limit):
+    blue = sc.blue(d1=0.02, d2=0.002, freeze_time="10ms", ecn=True, **byte_mode)
+    want = aqmlab.run(_bottleneck(blue, **limit))
+    level = sc.bio_level(60, d1=0.02, d2=0.002, freeze_time="10ms")
+    got = aqmlab.run(_bottleneck(sc.bio(level, ecn=True, **byte_mode), **limit))
     assert _bottleneck_row(want)["marked_early"] > 0
     _same_outcome(got, want)
 

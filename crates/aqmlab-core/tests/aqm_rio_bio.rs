@@ -3,7 +3,9 @@
 //! link at the next arrival; the packet on the wire has left the buffer), under on/off
 //! Poisson traffic that crosses every region (idle, below min_th, early, forced, overflow),
 //! half of it ECN-capable. Two AQMs fed the same packets with the same seed must admit,
-//! drop (by reason) and mark exactly the same packets.
+//! drop (by reason) and mark exactly the same packets. Every case runs in packet mode
+//! (1000-byte packets, 50-packet buffer) and in byte mode (200 to 1500-byte packets, a
+//! 50 000-byte buffer, mean_pktsize 1000), as validation.md asks of every AQM test.
 //!
 //! - RIO fed only green (IN) packets is RED with the level-0 parameters, in every mode;
 //! - RIO fed only OUT packets (red, or yellow with two levels) is RED with the OUT
@@ -17,17 +19,40 @@ use aqmlab_core::check::Problems;
 use aqmlab_core::packet::{Colour, Ecn, Packet, PacketArena};
 use aqmlab_core::queue::{Admission, OutputQueue};
 use aqmlab_core::rng::Rng;
-use aqmlab_core::units::{Time, NS_PER_SEC};
+use aqmlab_core::units::{Bytes, Time, NS_PER_SEC};
 
 const BPS: u64 = 10_000_000;
 const LIMIT: u32 = 50;
 const SIZE: u32 = 1000;
 
-fn build(toml_text: &str) -> OutputQueue {
+/// Byte mode or packet mode, for the AQM's table and the buffer.
+#[derive(Clone, Copy, Debug)]
+struct Mode {
+    bytes: bool,
+}
+
+const MODES: [Mode; 2] = [Mode { bytes: false }, Mode { bytes: true }];
+
+impl Mode {
+    fn limit(self) -> Limit {
+        if self.bytes {
+            Limit::Bytes(LIMIT as u64 * SIZE as u64)
+        } else {
+            Limit::Packets(LIMIT)
+        }
+    }
+    /// The AQM table with this mode's `byte_mode`.
+    fn table(self, t: &str) -> String {
+        format!("{t}\nbyte_mode = {}", self.bytes)
+    }
+}
+
+fn build(toml_text: &str, mode: Mode) -> OutputQueue {
+    let toml_text = &mode.table(toml_text);
     let spec: AqmSpec = toml::from_str(toml_text).expect(toml_text);
     let ctx = QueueCtx {
-        limit_pkts: Some(LIMIT),
-        limit_bytes: None,
+        limit_pkts: (!mode.bytes).then_some(LIMIT),
+        limit_bytes: mode.bytes.then_some(Bytes(LIMIT as u64 * SIZE as u64)),
         link_bps: BPS,
     };
     let mut p = Problems::default();
@@ -37,7 +62,7 @@ fn build(toml_text: &str) -> OutputQueue {
     let Discipline::Fifo(aqm) = spec.build(&ctx, &mut rng) else {
         panic!("a FIFO AQM")
     };
-    OutputQueue::new(Limit::Packets(LIMIT), BPS, aqm, rng)
+    OutputQueue::new(mode.limit(), BPS, aqm, rng)
 }
 
 /// What became of each arrival, and the ECN codepoint of each departure.
@@ -48,10 +73,11 @@ struct Trace {
 }
 
 /// Drives `n` arrivals through the queue: on periods (mean 300 ms) at 1.6× the link rate,
-/// off periods (mean 200 ms) at 0.3×, exponential gaps; colours from `colour`.
-fn drive(q: &mut OutputQueue, n: usize, colour: impl Fn(usize) -> Colour) -> Trace {
+/// off periods (mean 200 ms) at 0.3×, exponential gaps; colours from `colour`; sizes
+/// uniform on 200..1500 bytes in byte mode (mean 850: the load is a little lighter).
+fn drive(q: &mut OutputQueue, n: usize, colour: impl Fn(usize) -> Colour, mode: Mode) -> Trace {
     let mut traffic = Rng::for_component(17, 0, "traffic");
-    let tx: Time = SIZE as u64 * 8 * NS_PER_SEC / BPS;
+    let tx = |size: u32| -> Time { size as u64 * 8 * NS_PER_SEC / BPS };
     let rate = BPS as f64 / (8.0 * SIZE as f64);
     let mut arena = PacketArena::default();
     let (mut busy_until, mut active) = (0, false);
@@ -74,8 +100,8 @@ fn drive(q: &mut OutputQueue, n: usize, colour: impl Fn(usize) -> Colour) -> Tra
             match q.dequeue(&mut arena, busy_until, &mut none) {
                 Some(idx) => {
                     trace.departures.push(arena.get(idx).ecn);
+                    busy_until += tx(arena.get(idx).size);
                     arena.free(idx);
-                    busy_until += tx;
                 }
                 None => {
                     active = false;
@@ -89,8 +115,13 @@ fn drive(q: &mut OutputQueue, n: usize, colour: impl Fn(usize) -> Colour) -> Tra
         } else {
             Ecn::NotEct
         };
+        let size = if mode.bytes {
+            200 + (traffic.uniform() * 1301.0) as u32
+        } else {
+            SIZE
+        };
         let idx = arena.alloc(Packet {
-            size: SIZE,
+            size,
             ecn,
             colour: colour(i),
             ..Default::default()
@@ -102,8 +133,8 @@ fn drive(q: &mut OutputQueue, n: usize, colour: impl Fn(usize) -> Colour) -> Tra
             Admission::Enqueued if !active => {
                 let idx = q.dequeue(&mut arena, t, &mut none).expect("just enqueued");
                 trace.departures.push(arena.get(idx).ecn);
+                (busy_until, active) = (t + tx(arena.get(idx).size), true);
                 arena.free(idx);
-                (busy_until, active) = (t + tx, true);
             }
             Admission::Enqueued => {}
         }
@@ -114,10 +145,17 @@ fn drive(q: &mut OutputQueue, n: usize, colour: impl Fn(usize) -> Colour) -> Tra
 
 const N: usize = 60_000;
 
-fn compare(a: &str, b: &str, colour: impl Fn(usize) -> Colour + Copy) -> (Trace, Trace) {
-    let (mut qa, mut qb) = (build(a), build(b));
-    let (ta, tb) = (drive(&mut qa, N, colour), drive(&mut qb, N, colour));
-    (ta, tb)
+fn compare(
+    a: &str,
+    b: &str,
+    colour: impl Fn(usize) -> Colour + Copy,
+    mode: Mode,
+) -> (Trace, Trace) {
+    let (mut qa, mut qb) = (build(a, mode), build(b, mode));
+    (
+        drive(&mut qa, N, colour, mode),
+        drive(&mut qb, N, colour, mode),
+    )
 }
 
 /// The run reaches every kind of outcome, so that equality means something.
@@ -165,17 +203,21 @@ const RED_MID: &str = "min_th = 8.0, max_th = 20.0, max_p = 0.1";
 
 #[test]
 fn rio_fed_only_in_packets_is_red_with_the_in_parameters() {
-    for mode in ["rio_c", "rio_d", "wred"] {
-        for (rule, gentle) in [("dsred", false), ("ns2_wait", true)] {
-            for levels in [&[RED_IN, RED_OUT][..], &[RED_IN, RED_MID, RED_OUT]] {
-                let what = format!("{mode} {rule} gentle={gentle} {} levels", levels.len());
-                let (a, b) = compare(
-                    &rio(mode, levels, rule, gentle),
-                    &red(RED_IN, rule, gentle),
-                    |_| Colour::Green,
-                );
-                assert_rich(&b, &what);
-                assert!(a == b, "{what}: RIO and RED part");
+    for m in MODES {
+        for mode in ["rio_c", "rio_d", "wred"] {
+            for (rule, gentle) in [("dsred", false), ("ns2_wait", true)] {
+                for levels in [&[RED_IN, RED_OUT][..], &[RED_IN, RED_MID, RED_OUT]] {
+                    let n = levels.len();
+                    let what = format!("{m:?} {mode} {rule} gentle={gentle} {n} levels");
+                    let (a, b) = compare(
+                        &rio(mode, levels, rule, gentle),
+                        &red(RED_IN, rule, gentle),
+                        |_| Colour::Green,
+                        m,
+                    );
+                    assert_rich(&b, &what);
+                    assert!(a == b, "{what}: RIO and RED part");
+                }
             }
         }
     }
@@ -183,33 +225,37 @@ fn rio_fed_only_in_packets_is_red_with_the_in_parameters() {
 
 #[test]
 fn rio_fed_only_out_packets_is_red_with_the_out_parameters_on_the_total_average() {
-    for mode in ["rio_c", "rio_d", "wred"] {
-        for (rule, gentle) in [("dsred", false), ("uniform", true)] {
-            // Two levels: yellow and red are both OUT (RFC 2597 §3).
-            for colour in [Colour::Red, Colour::Yellow] {
-                let what = format!("{mode} {rule} gentle={gentle} 2 levels, {colour:?}");
+    for m in MODES {
+        for mode in ["rio_c", "rio_d", "wred"] {
+            for (rule, gentle) in [("dsred", false), ("uniform", true)] {
+                // Two levels: yellow and red are both OUT (RFC 2597 §3).
+                for colour in [Colour::Red, Colour::Yellow] {
+                    let what = format!("{m:?} {mode} {rule} gentle={gentle} 2 levels, {colour:?}");
+                    let (a, b) = compare(
+                        &rio(mode, &[RED_IN, RED_OUT], rule, gentle),
+                        &red(RED_OUT, rule, gentle),
+                        move |_| colour,
+                        m,
+                    );
+                    assert_rich(&b, &what);
+                    assert!(a == b, "{what}: RIO and RED part");
+                }
+                // Three levels: red is level 2.
+                let what = format!("{m:?} {mode} {rule} gentle={gentle} 3 levels, red");
                 let (a, b) = compare(
-                    &rio(mode, &[RED_IN, RED_OUT], rule, gentle),
+                    &rio(mode, &[RED_IN, RED_MID, RED_OUT], rule, gentle),
                     &red(RED_OUT, rule, gentle),
-                    move |_| colour,
+                    |_| Colour::Red,
+                    m,
                 );
-                assert_rich(&b, &what);
                 assert!(a == b, "{what}: RIO and RED part");
             }
-            // Three levels: red is level 2.
-            let what = format!("{mode} {rule} gentle={gentle} 3 levels, red");
-            let (a, b) = compare(
-                &rio(mode, &[RED_IN, RED_MID, RED_OUT], rule, gentle),
-                &red(RED_OUT, rule, gentle),
-                |_| Colour::Red,
-            );
-            assert!(a == b, "{what}: RIO and RED part");
         }
     }
 }
 
-/// Mixed traffic tells the modes apart (a check that the tests above could fail): RIO-C
-/// and WRED drop OUT packets on different averages.
+/// Mixed traffic tells the modes apart (a check that the tests above could fail): RIO-C,
+/// RIO-D and WRED drop OUT packets on different averages.
 #[test]
 fn with_mixed_colours_the_modes_part() {
     let colour = |i: usize| {
@@ -220,17 +266,14 @@ fn with_mixed_colours_the_modes_part() {
         }
     };
     let levels = &[RED_IN, RED_OUT];
-    let (c, w) = compare(
-        &rio("rio_c", levels, "dsred", false),
-        &rio("wred", levels, "dsred", false),
-        colour,
-    );
-    let (_, d) = compare(
-        &rio("rio_c", levels, "dsred", false),
-        &rio("rio_d", levels, "dsred", false),
-        colour,
-    );
-    assert!(c != w && c != d && w != d);
+    for m in MODES {
+        let run = |mode| {
+            let mut q = build(&rio(mode, levels, "dsred", false), m);
+            drive(&mut q, N, colour, m)
+        };
+        let (c, d, w) = (run("rio_c"), run("rio_d"), run("wred"));
+        assert!(c != w && c != d && w != d, "{m:?}");
+    }
 }
 
 const BLUE: &str = "type = \"blue\"\nd1 = 0.02\nd2 = 0.002\nfreeze_time = \"10ms\"\necn = true";
@@ -246,39 +289,47 @@ fn bio(variant: &str, mark: &str) -> String {
 fn bio_with_one_level_and_the_i_rule_is_blue() {
     // Any colour maps to the one level.
     let colour = |i: usize| Colour::ALL[i % 3];
-    for variant in ["SSI", "SAI", "ASI", "AAI"] {
-        let (a, b) = compare(&bio(variant, ""), BLUE, colour);
-        let drops = |t: &Trace| {
-            t.admissions
-                .iter()
-                .filter(|a| **a != Admission::Enqueued)
-                .count()
-        };
-        let marks = b.departures.iter().filter(|&&e| e == Ecn::Ce).count();
-        println!("BIO-{variant} vs BLUE: {} drops, {marks} marks", drops(&b));
-        assert!(drops(&b) > 1000 && marks > 1000);
-        assert!(a == b, "BIO-{variant} and BLUE part");
+    let drops = |t: &Trace| {
+        t.admissions
+            .iter()
+            .filter(|a| **a != Admission::Enqueued)
+            .count()
+    };
+    for m in MODES {
+        for variant in ["SSI", "SAI", "ASI", "AAI"] {
+            let (a, b) = compare(&bio(variant, ""), BLUE, colour, m);
+            let marks = b.departures.iter().filter(|&&e| e == Ecn::Ce).count();
+            println!(
+                "{m:?} BIO-{variant} vs BLUE: {} drops, {marks} marks",
+                drops(&b)
+            );
+            assert!(drops(&b) > 1000 && marks > 1000);
+            assert!(a == b, "{m:?} BIO-{variant} and BLUE part");
+        }
+        // The T rule spares arrivals at a queue of min_th or less, where BLUE marks.
+        let (a, b) = compare(&bio("AAT", ", min_th = 0.0"), BLUE, colour, m);
+        assert!(a != b, "{m:?}");
     }
-    // The T rule spares arrivals at a queue of min_th or less, where BLUE marks.
-    let (a, b) = compare(&bio("AAT", ", min_th = 0.0"), BLUE, colour);
-    assert!(a != b);
 }
 
 /// The increment rule at the threshold (max_th below the limit) forces drops BLUE's
 /// `increase_threshold` does not: the one place a one-level BIO-xxI is not BLUE.
 #[test]
 fn bio_max_th_below_the_limit_forces_drops() {
-    let s = bio("AAI", "").replace(&format!("max_th = {LIMIT}.0"), "max_th = 20.0");
-    let mut q = build(&s);
-    let t = drive(&mut q, N, |_| Colour::Green);
-    let count = |r| {
-        t.admissions
-            .iter()
-            .filter(|a| **a == Admission::Dropped(r))
-            .count()
-    };
     use aqmlab_core::aqm::Reason::{Forced, Overflow};
-    assert!(count(Forced) > 100, "{}", count(Forced));
-    // An arrival finding more than 20 waiting is dropped: the buffer of 50 never fills.
-    assert_eq!(count(Overflow), 0);
+    for m in MODES {
+        let s = bio("AAI", "").replace(&format!("max_th = {LIMIT}.0"), "max_th = 20.0");
+        let mut q = build(&s, m);
+        let t = drive(&mut q, N, |_| Colour::Green, m);
+        let count = |r| {
+            t.admissions
+                .iter()
+                .filter(|a| **a == Admission::Dropped(r))
+                .count()
+        };
+        assert!(count(Forced) > 100, "{m:?}: {}", count(Forced));
+        // An arrival finding more than 20 packets (20 000 bytes) waiting is dropped: the
+        // buffer of 50 (50 000 bytes) never fills.
+        assert_eq!(count(Overflow), 0, "{m:?}");
+    }
 }

@@ -11,7 +11,7 @@ from common import dumbbell
 
 METRICS = {
     "feng_red": ["avg", "p_b", "p_a", "count", "max_p", "status"],
-    "psand": ["avg", "p_b", "p_a", "count", "max_p", "beta"],
+    "psand": ["avg", "p_b", "p_a", "count", "max_p", "beta", "k_cur"],
     "pi": ["p", "q_old"],
 }
 
@@ -95,3 +95,20 @@ def test_ns2_qlen_guard_is_accepted_by_every_red_spec_and_off_is_the_default(bui
     assert runs[None].flows.equals(runs[False].flows)
     for r in runs.values():
         assert r.queues.set_index("name").loc["r->d"]["arrivals"] > 1000
+
+
+def test_psand_k_cur_ewma_is_the_default_and_interval_mean_changes_the_run():
+    """``k_cur`` (docs/aqm/psand.md): "ewma" runs exactly as unset; "interval_mean" feeds
+    Algorithm 1 another K_cur (its value is tested in psand.rs), so the run differs; any
+    other value is rejected with the field's path and the allowed values."""
+    a = aqmlab.run(bottleneck(sc.psand(), False))
+    b = aqmlab.run(bottleneck(sc.psand(k_cur="ewma"), False))
+    assert a.queues.equals(b.queues) and a.timeseries.equals(b.timeseries)
+    m = aqmlab.run(bottleneck(sc.psand(k_cur="interval_mean"), False))
+    q = m.timeseries[m.timeseries["queue"] == "r->d"]
+    qa = a.timeseries[a.timeseries["queue"] == "r->d"]
+    assert not q["k_cur"].equals(qa["k_cur"])
+    with pytest.raises(aqmlab.ScenarioError) as ei:
+        aqmlab.run(bottleneck(sc.psand(k_cur="median"), False))
+    assert ei.value.path == "links[4].queue.aqm.k_cur"
+    assert "`ewma` or `interval_mean`" in ei.value.message

@@ -693,7 +693,7 @@ README_SH_SKIPPED = {
         "needs a running Dask scheduler"
     ),
     ".venv/bin/aqmlab reproduce rem": "a full-size reproduction (18.4 s on 2 idle cores)",
-    ".venv/bin/aqmlab reproduce psand": "a full-size reproduction: 2 496 runs",
+    ".venv/bin/aqmlab reproduce psand": "a full-size reproduction: 2 613 runs",
 }
 
 

@@ -112,7 +112,7 @@ def test_notes_tables_and_a_cell_with_a_pipe_become_html_tables(tmp_path):
     assert "<style>" in page and "border-collapse" in page
 
 
-@pytest.mark.parametrize(("name", "n_tables"), [("rem", 5), ("psand", 6)])
+@pytest.mark.parametrize(("name", "n_tables"), [("rem", 5), ("psand", 9)])
 def test_the_rem_and_psand_reports_render_every_table_as_a_table(tmp_path, name, n_tables):
     done = reproduce(name, quick=True, out=tmp_path, workers=None, progress=False)
     md = done[name][2].read_text()

@@ -95,7 +95,7 @@ REASONS = ["overflow", "early", "forced", "dequeue"]
 QUEUES = (
     [(c, "str") for c in ("name", "link", "from", "to", "aqm")]
     + [(c, "int64") for c in ("arrivals", "enqueued", "dequeued", "lost_on_link")]
-    + [(c, "float64") for c in ("mean_queue_pkts", "var_queue_pkts")]
+    + [(c, "float64") for c in ("mean_queue_pkts", "mean_queue_at_arrival_pkts", "var_queue_pkts")]
     + [(c, "float64") for c in ("mean_queue_bytes", "var_queue_bytes")]
     + [("max_queue_pkts", "int64"), ("max_queue_bytes", "int64")]
     + [(c, "float64") for c in ("utilization", "throughput_bps", "mean_sojourn_s")]

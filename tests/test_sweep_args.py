@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -211,3 +212,49 @@ def test_summary_statistics_are_pandas_groupby_statistics():
     assert s["m:mean"].tolist() == g.mean().tolist()
     assert s["m:sd"].tolist() == g.std().tolist()
     assert s["m:ci95"].tolist() == (t975(4) * g.std() / np.sqrt(5)).tolist()
+
+
+# per_run: randomness the engine does not draw, per replication.
+
+
+def _video_start(s: dict) -> dict:
+    """A start for the CBR flow drawn from (seed, run), as the REM reproduction draws its
+    users' starts."""
+    sim = s["simulation"]
+    rng = np.random.Generator(np.random.PCG64([sim["seed"], sim["run"]]))
+    return {"flows[0].start": f"{int(rng.integers(1, 500_000_000))}ns"}
+
+
+def test_per_run_draws_per_replication_and_a_rerun_draws_the_same(tmp_path):
+    db = tmp_path / "x.db"
+    kw = {"runs": 3, "workers": 1, "progress": False, "db": db, "per_run": _video_start}
+    res = aqmlab.sweep(base("1s"), AXIS, **kw)
+    with aqmlab.Store(db) as st:
+        starts = [tomllib.loads(st.scenario(k))["flows"][0]["start"] for k in res.keys]
+    # Each point's three replications: three different draws, the same three at both
+    # points (the draw depends on the replication only), and each differs from the
+    # base's start of 0 (a draw of exactly 0 is outside 1..5e8 ns).
+    assert starts[:3] == starts[3:] and len(set(starts[:3])) == 3
+    assert all(s != "0ns" for s in starts)
+    again = aqmlab.sweep(base("1s"), AXIS, **kw)
+    assert again.keys == res.keys  # the same scenarios: found in the store, not rerun
+    pd.testing.assert_frame_equal(again.runs, res.runs)
+
+
+@pytest.mark.parametrize(
+    ("per_run", "message"),
+    [
+        (5, "per_run = 5: must be a function of a scenario, or None"),
+        (lambda s: [1], "per_run returned [1]: must be a mapping of field paths to values"),
+        (
+            lambda s: {"simulation.run": 7},
+            "per_run set 'simulation.run': the sweep owns the replication's seed and run",
+        ),
+    ],
+    ids=["not callable", "not a mapping", "sets the run"],
+)
+def test_a_bad_per_run_is_refused_before_anything_runs(tmp_path, per_run, message):
+    db = tmp_path / "x.db"
+    with pytest.raises(SweepArgumentError) as e:
+        aqmlab.sweep(base("1s"), AXIS, workers=1, progress=False, db=db, per_run=per_run)
+    assert str(e.value) == message

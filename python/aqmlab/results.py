@@ -21,6 +21,7 @@ SUMMARY_QUEUE_FIELDS = (
     "dequeued",
     "lost_on_link",
     "mean_queue_pkts",
+    "mean_queue_at_arrival_pkts",
     "var_queue_pkts",
     "mean_queue_bytes",
     "max_queue_pkts",
@@ -151,6 +152,25 @@ class Results:
             for row in self.flows.to_dict("records")
         ]
         sim = self.scenario["simulation"]
+        extra: dict[str, Any] = {}
+        if "aggregates" in self.tables:
+            # One row per (edge conditioner, class), named "node/class" ("node[input]/class"
+            # for a conditioner of one input): sweeps flatten these like queues and flows.
+            extra["aggregates"] = [
+                {
+                    "name": (
+                        f"{row['node']}/{row['class']}"
+                        if row["input"] == "*"
+                        else f"{row['node']}[{row['input']}]/{row['class']}"
+                    ),
+                    **{
+                        k: _json_value(v)
+                        for k, v in row.items()
+                        if k not in ("node", "input", "class", "meter")
+                    },
+                }
+                for row in self.tables["aggregates"].to_dict("records")
+            ]
         return {
             "engine_version": self.engine_version,
             "seed": sim["seed"],
@@ -162,6 +182,7 @@ class Results:
             "packets": self.packets,
             "queues": queues,
             "flows": flows,
+            **extra,
         }
 
     def write(self, out: str | Path, *, plot: bool = True) -> list[Path]:

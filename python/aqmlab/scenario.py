@@ -65,8 +65,13 @@ def host(name: str) -> dict[str, Any]:
     return {"name": name, "type": "host"}
 
 
-def router(name: str) -> dict[str, Any]:
-    return {"name": name, "type": "router"}
+def router(name: str, conditioners: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """A router; ``conditioners`` (``aqmlab.diffserv.conditioner``) make it a DiffServ edge
+    that classifies, meters and colours its arrivals (docs/diffserv/conditioner.md)."""
+    r: dict[str, Any] = {"name": name, "type": "router"}
+    if conditioners:
+        r["conditioners"] = [dict(c) for c in conditioners]
+    return r
 
 
 def droptail() -> dict[str, Any]:
@@ -139,8 +144,9 @@ def psand(
 ) -> dict[str, Any]:
     """PSAND, Alemu & Jean-Marie 2004 (docs/aqm/psand.md): thresholds from the target and
     the buffer capacity unless given; other fields (target 10, coef 1.75, gamma 1.5,
-    interval, max_p 0.1, lower 0.01, upper 0.75, w_q, gentle, count_rule, byte_mode,
-    mean_pktsize, ecn, mark_above_max_th, ns2_qlen_guard) as in the scenario reference."""
+    interval, max_p 0.1, lower 0.01, upper 0.75, k_cur "ewma" or "interval_mean", w_q,
+    gentle, count_rule, byte_mode, mean_pktsize, ecn, mark_above_max_th, ns2_qlen_guard) as
+    in the scenario reference."""
     return _opt({"type": "psand"}, min_th=min_th, max_th=max_th, **params)
 
 

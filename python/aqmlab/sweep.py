@@ -6,6 +6,8 @@
 
 Replications are independent random runs of one seed (`simulation.run` = 0..runs-1), so a
 sweep's numbers do not depend on the backend, the worker count or the completion order.
+Randomness the engine does not draw (e.g. flow start times) comes from ``per_run``, a
+function of each replication's scenario: deterministic, so a rerun finds its runs stored.
 With ``db=PATH`` every finished run is committed to a results store before it counts as
 done; re-running the same sweep skips the runs already there (kill it any time).
 """
@@ -131,9 +133,12 @@ def set_field(scenario: dict, path: str, value: Any) -> None:
         raise ValueError(f"field path {path!r}: cannot set {last!r}") from e
 
 
-def _check_args(grid, zipped, variants, runs, workers) -> None:
+def _check_args(grid, zipped, variants, runs, workers, per_run=None) -> None:
     def bad(what: str) -> SweepArgumentError:
         return SweepArgumentError(what)
+
+    if per_run is not None and not callable(per_run):
+        raise bad(f"per_run = {per_run!r}: must be a function of a scenario, or None")
 
     if isinstance(runs, bool) or not isinstance(runs, numbers.Integral) or runs < 1:
         raise bad(f"runs = {runs!r}: must be an integer of at least 1")
@@ -428,6 +433,7 @@ def sweep(
     progress: bool | ProgressSink = True,
     timeseries: bool = True,
     extra: Callable[[Any], Mapping[str, float]] | None = None,
+    per_run: Callable[[dict], Mapping[str, Any]] | None = None,
 ) -> SweepResult:
     """Runs every point of ``grid`` (and ``zipped``) ``runs`` times.
 
@@ -443,9 +449,14 @@ def sweep(
     ``extra``: a module-level function of a run's ``Results`` returning more metrics
     ({name: number}), computed in the worker (e.g. probabilities from the queue
     distribution). The store keys runs by scenario, so a changed ``extra`` needs a new db.
+    ``per_run``: a function of one replication's scenario (a copy, with the point's fields
+    and ``simulation.run`` set) returning more field assignments ({path: value}) for that
+    replication: draws the engine does not make, such as start times from a numpy
+    Generator seeded by ``simulation.seed`` and ``simulation.run``. It must be
+    deterministic; the stored scenario holds what it drew.
     A failing run records its message and a command that reproduces it; the sweep goes on.
     """
-    _check_args(grid, zipped, variants, runs, workers)
+    _check_args(grid, zipped, variants, runs, workers, per_run)
     grid, zipped = _as_lists(grid), _as_lists(zipped)
     base_dict = copy.deepcopy(dict(base)) if isinstance(base, Mapping) else load(base)
     as_toml(base_dict)  # reject unserialisable values early
@@ -478,6 +489,7 @@ def sweep(
                 progress,
                 timeseries and store is not None,
                 extra,
+                per_run,
             )
     finally:
         if store is not None:
@@ -506,6 +518,7 @@ def _sweep(
     progress,
     want_ts,
     extra,
+    per_run=None,
 ):
     done = store.finished_keys() if store else set()
 
@@ -533,6 +546,18 @@ def _sweep(
             s = copy.deepcopy(base_dict)
             _apply(s, p, variants)
             set_field(s, "simulation.run", r)
+            if per_run is not None:
+                drawn = per_run(copy.deepcopy(s))
+                if not isinstance(drawn, Mapping):
+                    raise SweepArgumentError(
+                        f"per_run returned {drawn!r}: must be a mapping of field paths to values"
+                    )
+                for path, value in drawn.items():
+                    if path in ("simulation.run", "simulation.seed"):
+                        raise SweepArgumentError(
+                            f"per_run set {path!r}: the sweep owns the replication's seed and run"
+                        )
+                    set_field(s, path, value)
             text = to_toml(s)
             try:
                 canon_text = _core.canonical(text)

@@ -19,6 +19,7 @@
 
 pub mod aqm;
 pub mod check;
+pub mod diffserv;
 pub mod event;
 pub mod link;
 pub mod mem;

@@ -58,6 +58,10 @@ pub struct QueueCounters {
     /// Packets that left the buffer for the wire, and their bytes.
     pub dequeued: u64,
     pub dequeued_bytes: u64,
+    /// Sum over arrivals of the packets waiting when each arrived (before its own
+    /// admission): / arrivals = the mean queue seen by arrivals (the BIO paper's delay
+    /// measure; unlike the time average, not equal to it for TCP traffic).
+    pub queue_at_arrivals: u64,
     /// The same counts for yellow and red packets (`Colour as usize`; entry 0 stays zero:
     /// green is the rest, see `colour`), so a run without markers pays one predictable
     /// branch per update.
@@ -106,6 +110,7 @@ impl QueueCounters {
         let mut r = *self;
         minus_common!(r, o);
         r.ect_enqueued -= o.ect_enqueued;
+        r.queue_at_arrivals -= o.queue_at_arrivals;
         for c in 0..NUM_COLOURS {
             r.not_green[c] = self.not_green[c].minus(&o.not_green[c]);
         }
@@ -347,6 +352,7 @@ impl OutputQueue {
         let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += size as u64;
+        self.counters.queue_at_arrivals += self.v.len_pkts as u64;
         if c != 0 {
             self.counters.not_green[c].arrivals += 1;
             self.counters.not_green[c].arrival_bytes += size as u64;

@@ -4,10 +4,12 @@
 //! behind it) and `Arrive` at the far end, scheduled when transmission starts, merging
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
+mod edge;
 mod measure;
 mod tcp;
 
 use crate::aqm::{Aqm, Discipline, Reason, NUM_COLOURS, NUM_REASONS};
+use crate::diffserv::Conditioner;
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
@@ -118,6 +120,8 @@ pub struct QueueSummary {
     pub by_colour: [ColourCounters; NUM_COLOURS],
     pub lost_on_link: u64,
     pub mean_queue_pkts: f64,
+    /// Mean of the packets waiting as each arrival found them (before its admission).
+    pub mean_queue_at_arrival_pkts: f64,
     pub var_queue_pkts: f64,
     pub mean_queue_bytes: f64,
     pub var_queue_bytes: f64,
@@ -230,6 +234,8 @@ enum Node {
     Host,
     /// Looks the destination up and enqueues on the output channel.
     Router,
+    /// A router that first conditions arrivals (DiffServ edge): `Simulator::edges[i]`.
+    Edge(u32),
 }
 
 pub struct Simulator<'a> {
@@ -243,6 +249,9 @@ pub struct Simulator<'a> {
     routes: Routes,
     /// What each node does with an arriving packet.
     nodes: Vec<Node>,
+    /// The DiffServ edge routers' stages and their conditioners (sim/edge.rs).
+    edges: Vec<edge::Edge>,
+    conditioners: Vec<Conditioner>,
     channels: Vec<Channel>,
     /// Every queue, by `QueueId`; `drains[q]` is the channel queue q feeds.
     queues: Vec<OutputQueue>,
@@ -346,6 +355,8 @@ impl<'a> Simulator<'a> {
             }
             flows.push(state);
         }
+        let routes = s.routes();
+        let (nodes, edges, conditioners) = edge::build(c, &channels, &routes);
         let mut ts = TimeSeries::default();
         let mut ts_base = vec![];
         for ch in &channels {
@@ -388,15 +399,10 @@ impl<'a> Simulator<'a> {
             events: EventQueue::new(),
             timers: Timers::default(),
             packets: PacketArena::default(),
-            routes: s.routes(),
-            nodes: s
-                .nodes
-                .iter()
-                .map(|n| match n.kind {
-                    NodeKind::Host => Node::Host,
-                    NodeKind::Router => Node::Router,
-                })
-                .collect(),
+            routes,
+            nodes,
+            edges,
+            conditioners,
             channels,
             queues,
             drains,
@@ -473,7 +479,11 @@ impl<'a> Simulator<'a> {
                     self.channels[channel as usize].txend_pending = false;
                     self.start_tx(channel as usize);
                 }
-                Event::Arrive { node, packet, .. } => self.arrive(node as usize, packet),
+                Event::Arrive {
+                    node,
+                    channel,
+                    packet,
+                } => self.arrive(node as usize, channel, packet),
                 Event::Timer { slot, generation } => match self.timers.fire(slot, generation) {
                     Some(TimerOwner::TcpRto(f)) => self.on_rto_timer(f as usize),
                     Some(TimerOwner::TcpDelAck(f)) => self.on_delack_timer(f as usize),
@@ -535,7 +545,7 @@ impl<'a> Simulator<'a> {
 
     /// A packet arrives at a node from one of its input channels.
     #[inline]
-    fn arrive(&mut self, node: usize, pkt: u32) {
+    fn arrive(&mut self, node: usize, channel: u32, pkt: u32) {
         match self.nodes[node] {
             // Routes relay only through routers, so what reaches a host is for it.
             Node::Host => {
@@ -543,6 +553,10 @@ impl<'a> Simulator<'a> {
                 self.deliver(pkt)
             }
             Node::Router => self.forward(node, pkt),
+            Node::Edge(e) => {
+                self.condition(e, channel, pkt);
+                self.forward(node, pkt)
+            }
         }
     }
 

@@ -436,6 +436,10 @@ fn cases() -> Vec<Case> {
             "links[1].queue.aqm.max_th", Some("20"), "must be > min_th = 25 (automatic from target = 10 and buffer B = 150 packets"),
         case("psand explicit thresholds out of order", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "psand", min_th = 10, max_th = 5 }"#),
             "links[1].queue.aqm.max_th", Some("5"), "must be > min_th = 10"),
+        case("psand unknown k_cur", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "psand", k_cur = "median" }"#),
+            "links[1].queue.aqm.k_cur", N, "unknown variant `median`, expected `ewma` or `interval_mean`"),
+        case("psand k_cur not a string", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "psand", k_cur = 1 }"#),
+            "links[1].queue.aqm.k_cur", N, "invalid type: integer `1`, expected `ewma` or `interval_mean`"),
         case("psand w_q above one", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "psand", w_q = 2.0 }"#),
             "links[1].queue.aqm.w_q", Some("2"), "must be in (0, 1], or \"auto\""),
         // --- PI -----------------------------------------------------------------------------

@@ -341,6 +341,7 @@ fn mm1k_row(row: usize) {
     });
     let mut drops = vec![];
     let mut ls = vec![];
+    let mut seen = vec![];
     let mut little = LittleWorst::default();
     for (run, r) in runs.iter().enumerate() {
         let q = &r.queues[0];
@@ -349,6 +350,7 @@ fn mm1k_row(row: usize) {
         let dropped: u64 = q.dropped.iter().sum();
         drops.push(dropped as f64 / q.arrivals as f64);
         ls.push(q.mean_queue_pkts + q.utilization);
+        seen.push(q.mean_queue_at_arrival_pkts);
         little.add(check_little(&format!("{name} run {run}"), q, r.measured_s));
     }
     println!("M/M/1/K rho={rho} K={k}: 10 x {t} s; {little}");
@@ -359,6 +361,13 @@ fn mm1k_row(row: usize) {
             drop,
         ),
         accept(&format!("M/M/1/K rho={rho} K={k} L (in system)"), &ls, l),
+        // PASTA: Poisson arrivals see the time average, here of the waiting packets,
+        // L_q = L − (1 − π_0) with π_0 = (1 − ρ)/(1 − ρ^(K+1)).
+        accept(
+            &format!("M/M/1/K rho={rho} K={k} L_q seen by arrivals"),
+            &seen,
+            l - (1.0 - (1.0 - rho) / (1.0 - rho.powi(k as i32 + 1))),
+        ),
     ]
     .into_iter()
     .flatten()

@@ -9,20 +9,7 @@ Figs. 3-4: a 2 Mb/s wireless link, 100-packet buffer, Bernoulli loss 1%, 382-bit
 20 to 100 users; NewReno/DropTail against (modified, ECN-reacting) NewReno with RED and REM
 marking: goodput per period and cumulative loss from buffer overflow.
 
-Choices (the paper leaves them open; docs/aqm/rem.md):
-- Topology: one sender and one receiver host on 1 Gb/s access links of 1 ms, the link under
-  test 38 ms, so every user has an 80 ms round-trip propagation delay.
-- The 20 users of a stage start 50 ms apart (the paper does not say).
-- 382-bit packets are rounded to 48 bytes (384 bits): packet sizes are whole bytes.
-- The wireless link drops 1% of packets in each direction (data and ACKs).
-- ns-2.1b6 as the `ns2-2001` profile with overrides (PROFILE_CHOICES, in the report).
-- RED as ns-2.1b6 ran it: packet mode, gentle off, ns-2's count rule with `wait`.
-- REM with ns-2's defaults for what the paper does not state: 2 ms updates, eq. (2), marks
-  applied to departing packets; mean_pktsize = the packet size.
-- §5's RED with ECN marks above max_th as well (`mark_above_max_th`): "packets are dropped
-  only when they arrive at a full buffer"; Fig. 4's claims count all congestion losses.
-- "Modified NewReno" halves its window on a mark or a timeout and only retransmits on
-  three duplicate ACKs (`dupack_response = "retransmit_only"`), as §5 describes.
+Choices the paper leaves open: CHOICES below (printed in the report; docs/aqm/rem.md).
 """
 
 from __future__ import annotations
@@ -83,6 +70,35 @@ LOSS_CAUSES = [
 # Replications per configuration (independent runs of one seed).
 RUNS = 5
 RUNS_QUICK = 2
+# Each user starts at its stage's instant plus a uniform draw in [0, START_WINDOW) seconds,
+# drawn per replication (CHOICES says why 1 s).
+START_WINDOW = 1.0
+CHOICES = [
+    "Choices the paper leaves open (docs/aqm/rem.md):",
+    "- Topology: one sender and one receiver host on 1 Gb/s access links of 1 ms, the link "
+    "under test 38 ms, so every user has an 80 ms round-trip propagation delay.",
+    f"- **Start times, drawn per replication**: each of a stage's 20 users starts at the "
+    f"stage's instant plus a uniform draw in [0, {START_WINDOW:g}) s (§4.2: '20 users are "
+    "initially active at time 0 and every 50s thereafter, 20 more users activate'; the "
+    "paper gives no spread). Without a draw a DropTail run has no randomness and its "
+    "replications would be one run repeated, with a zero interval. 1 s: the common ns-2 idiom "
+    "of FTP starts from a `RandomVariable/Uniform` with min 0, max 1; 2% of a 50 s period "
+    "(5% of quick size's 20 s); the span the former fixed 50 ms spacing covered. The "
+    "draws come from numpy's PCG64 seeded with (seed, run): every configuration of a "
+    "replication sees the same starts (the schemes are compared on one arrival pattern), "
+    "and a rerun draws the same ones.",
+    "- 382-bit packets are rounded to 48 bytes (384 bits): packet sizes are whole bytes.",
+    "- The wireless link drops 1% of packets in each direction (data and ACKs).",
+    "- ns-2.1b6 as the `ns2-2001` profile with overrides (the list below).",
+    "- RED as ns-2.1b6 ran it: packet mode, gentle off, ns-2's count rule with `wait`.",
+    "- REM with ns-2's defaults for what the paper does not state: 2 ms updates, eq. (2), "
+    "marks applied to departing packets; mean_pktsize = the packet size.",
+    "- §5's RED with ECN marks above max_th as well (`mark_above_max_th`): 'packets are "
+    "dropped only when they arrive at a full buffer'; Fig. 4's claims count all congestion "
+    "losses.",
+    "- 'Modified NewReno' halves its window on a mark or a timeout and only retransmits on "
+    'three duplicate ACKs (`dupack_response = "retransmit_only"`), as §5 describes.',
+]
 
 
 def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
@@ -116,7 +132,6 @@ def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
         pairs=[("s", "d")] * users,
         per_stage=PER_STAGE,
         every=period,
-        spread=0.05,
     )
     # One sample past the last period, so its end is a sample instant.
     return sc.scenario(
@@ -129,6 +144,20 @@ def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
         links=links,
         flows=flows,
     )
+
+
+def _draw_starts(s: dict) -> dict[str, str]:
+    """One replication's start times (the sweep's ``per_run``): each user's stage instant
+    (its start in the base scenario) plus a uniform draw in [0, START_WINDOW) s, from a
+    PCG64 stream of (seed, run), so they depend on the replication only."""
+    sim = s["simulation"]
+    rng = np.random.Generator(np.random.PCG64([sim["seed"], sim["run"]]))
+    u = rng.uniform(0.0, START_WINDOW, len(s["flows"]))
+    # Base starts are whole nanoseconds ("<n>ns", scenario.staged).
+    return {
+        f"flows[{i}].start": f"{int(f['start'].removesuffix('ns')) + round(x * 1e9)}ns"
+        for i, (f, x) in enumerate(zip(s["flows"], u, strict=True))
+    }
 
 
 def _red(lo: float, hi: float, ecn: bool, mean_pktsize: int, full_buffer_only=False) -> dict:
@@ -201,7 +230,7 @@ def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_
     half-widths of those means (0 with one replication), and the cumulative overflow
     series averaged over the replications."""
     runs = RUNS_QUICK if ctx.quick else RUNS
-    res = ctx.sweep(base, variants=variants, runs=runs, phase=tag)
+    res = ctx.sweep(base, variants=variants, runs=runs, phase=tag, per_run=_draw_starts)
     per: dict[str, list[pd.DataFrame]] = {label: [] for label in variants}
     cum: dict[str, list[pd.Series]] = {label: [] for label in variants}
     cong: dict[str, list[pd.Series]] = {label: [] for label in variants}
@@ -231,7 +260,9 @@ def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_
     }
     ctx.notes.append(
         f"{tag}: {len(variants)} configurations × {runs} "
-        f"{'replication' if runs == 1 else 'replications'}, {stages} periods of {period:g} s."
+        f"{'replication' if runs == 1 else 'replications'}, {stages} periods of {period:g} s; "
+        f"each replication draws its users' start times (uniform over the first "
+        f"{START_WINDOW:g} s of their stage; the choices below say why)."
     )
     return out, ci, mean_cum
 
@@ -484,6 +515,7 @@ def run(ctx: Context) -> list[Claim]:
         _plot(wired, col, ylabel, p, f"Fig. 2: {ylabel}", **_plot_kw(col))
         ctx.figure(f"Fig. 2 (wired, 64 Mb/s): {ylabel} per period", p)
 
+    ctx.notes.append("\n".join(CHOICES))
     ctx.notes.append("\n".join(PROFILE_CHOICES))
     ctx.notes.append(_tolerance_note())
     dt = wired["DropTail"]

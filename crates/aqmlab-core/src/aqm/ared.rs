@@ -50,6 +50,12 @@ impl Ared {
         }
     }
 
+    /// The timer's work: bring an idle average up to date, then adapt.
+    fn on_period(&mut self, q: &super::QueueView, now: Time) {
+        self.red.decay_idle(q, now);
+        self.adapt();
+    }
+
     /// One adaptation step (the body of the paper's periodic loop).
     pub fn adapt(&mut self) {
         let (lo, hi) = self.red.thresholds();

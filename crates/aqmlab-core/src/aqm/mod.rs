@@ -20,10 +20,18 @@
 //! buffer always drops, even an ECN-capable packet the AQM wanted to mark (RFC 3168 §7).
 
 /// The `Aqm` impl of a RED whose max_p a periodic controller moves (ARED, PSAND): RED's
-/// hooks unchanged; a timer every `cfg.interval` that first decays an idle average, then
-/// calls the controller's `adapt`; RED's metrics followed by the controller's.
+/// hooks unchanged; a timer every `cfg.interval` that calls the controller's `on_period`
+/// (which decays an idle average first, then adapts); RED's metrics followed by the
+/// controller's. The optional `arrival` block runs before RED's own arrival hook, while avg
+/// still holds the value it had since the previous update (PSAND's interval mean).
 macro_rules! periodic_max_p_controller {
     ($ty:ty, [$($name:literal),*], |$s:ident, $out:ident| $extra:block) => {
+        periodic_max_p_controller!($ty, [$($name),*], |$s, $out| $extra, arrival: |_s, _now| {});
+    };
+    (
+        $ty:ty, [$($name:literal),*], |$s:ident, $out:ident| $extra:block,
+        arrival: |$a:ident, $now:ident| $arr:block
+    ) => {
         impl $crate::aqm::Aqm for $ty {
             fn on_arrival(
                 &mut self,
@@ -32,6 +40,11 @@ macro_rules! periodic_max_p_controller {
                 now: $crate::units::Time,
                 rng: &mut $crate::rng::Rng,
             ) -> $crate::aqm::Verdict {
+                {
+                    let $a = &mut *self;
+                    let $now = now;
+                    $arr
+                }
                 self.red.on_arrival(q, pkt, now, rng)
             }
             fn on_overflow(&mut self, q: &$crate::aqm::QueueView, now: $crate::units::Time) {
@@ -48,8 +61,7 @@ macro_rules! periodic_max_p_controller {
                 q: &$crate::aqm::QueueView,
                 now: $crate::units::Time,
             ) -> Option<$crate::units::Time> {
-                self.red.decay_idle(q, now);
-                self.adapt();
+                self.on_period(q, now);
                 Some(now + self.cfg.interval)
             }
             fn metric_names(&self) -> &'static [&'static str] {

@@ -8,9 +8,19 @@
 //!   β           = coef · (prox_rate · change_rate)^γ
 //!   max_p       ← min(max(max_p · β, lower), upper),   K_prev ← K_cur
 //!
-//! K_cur is RED's EWMA average at the update instant ("the weighted average queue size in
-//! the current interval"), decayed first if the link is idle so that a silent link lowers
-//! max_p. K values are in packets (in byte mode avg / mean_pktsize). At a fixed point
+//! K_cur, "the weighted average queue size in the current interval", is read one of two
+//! ways (`k_cur`):
+//! - `ewma` (default): RED's EWMA average at the update instant, decayed first if the link
+//!   is idle so that a silent link lowers max_p.
+//! - `interval_mean`: the time average of RED's EWMA over the interval that the update
+//!   closes, (1/INTERVAL)·∫ avg dt, with avg held between arrivals and decaying
+//!   continuously through idle periods. Time, not arrivals, weights it: an arrival average
+//!   has no sample in an idle stretch (which would then not lower K_cur, though a silent
+//!   link is what should lower max_p most), and would weight the busy moments of an
+//!   interval by their arrival rate; a time average is also what a plot of avg over the
+//!   interval (the paper's Figs. 3-4) shows.
+//!
+//! K values are in packets (in byte mode avg / mean_pktsize). At a fixed point
 //! K_cur = K_prev, β = 1 needs K_cur/K_T = (1/coef)^(1/γ) ≈ 0.6886 with the paper's values,
 //! so the average settles below K_T, not on it.
 //!
@@ -30,8 +40,40 @@ use super::ared::{default_ared_interval, default_bottom};
 use super::red::{default_max_p, red_spec, red_variant_spec, Red, RedConfig, RedSpec};
 use super::QueueCtx;
 use crate::check::Problems;
-use crate::units::{Duration, Time};
+use crate::units::{Duration, Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
+
+/// How K_cur is read from RED's average (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KCur {
+    /// RED's EWMA at the update instant.
+    #[default]
+    Ewma,
+    /// The time average of RED's EWMA over the interval the update closes.
+    IntervalMean,
+}
+
+/// By hand so that every wrong value, a string or not, is answered with the allowed ones.
+impl<'de> Deserialize<'de> for KCur {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KCur, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = KCur;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`ewma` or `interval_mean`")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<KCur, E> {
+                match v {
+                    "ewma" => Ok(KCur::Ewma),
+                    "interval_mean" => Ok(KCur::IntervalMean),
+                    _ => Err(E::unknown_variant(v, &["ewma", "interval_mean"])),
+                }
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct PsandConfig {
@@ -43,6 +85,7 @@ pub struct PsandConfig {
     /// Bounds of max_p (the paper's lower and upper Max_p).
     pub lower: f64,
     pub upper: f64,
+    pub k_cur: KCur,
 }
 
 /// The paper's thresholds (§III-C) in packets for a target K_T and a buffer of B packets.
@@ -64,6 +107,11 @@ pub struct Psand {
     pub k_prev: f64,
     /// The last β applied (1 before the first update).
     pub beta: f64,
+    /// `interval_mean`: ∫ avg dt (avg·s) from `start` to `since`, the last change of avg
+    /// that has been accounted for.
+    area: f64,
+    since: Time,
+    start: Time,
 }
 
 impl Psand {
@@ -79,12 +127,52 @@ impl Psand {
             to_pkts,
             k_prev: 0.0,
             beta: 1.0,
+            area: 0.0,
+            since: 0,
+            start: 0,
         }
     }
 
-    /// One step of Algorithm 1 with K_cur = the current average.
+    /// One step of Algorithm 1 with K_cur = the current average (`k_cur = "ewma"`).
     pub fn adapt(&mut self) {
-        let k_cur = self.red.est.avg * self.to_pkts;
+        self.step(self.red.est.avg * self.to_pkts);
+    }
+
+    /// The timer's work: K_cur as configured, an idle average brought up to date, one step.
+    fn on_period(&mut self, q: &super::QueueView, now: Time) {
+        match self.cfg.k_cur {
+            KCur::Ewma => {
+                self.red.decay_idle(q, now);
+                self.adapt();
+            }
+            KCur::IntervalMean => {
+                // Integrate up to now before the decay moves avg and its idle clock.
+                self.observe(now);
+                let span = (now - self.start) as f64 / NS_PER_SEC as f64;
+                let k_cur = if span > 0.0 {
+                    self.area / span * self.to_pkts
+                } else {
+                    self.red.est.avg * self.to_pkts
+                };
+                self.area = 0.0;
+                self.start = now;
+                self.red.decay_idle(q, now);
+                self.step(k_cur);
+            }
+        }
+    }
+
+    /// `interval_mean`: adds ∫ avg dt up to `now`, where avg is about to change (an
+    /// arrival) or the interval ends (the timer).
+    fn observe(&mut self, now: Time) {
+        if self.cfg.k_cur == KCur::IntervalMean {
+            self.area += self.red.avg_integral(self.since, now);
+            self.since = now;
+        }
+    }
+
+    /// One step of Algorithm 1 with the given K_cur (packets).
+    pub fn step(&mut self, k_cur: f64) {
         let prox_rate = k_cur / self.cfg.target;
         let change_rate = if self.k_prev > 0.0 {
             k_cur / self.k_prev
@@ -100,10 +188,18 @@ impl Psand {
     }
 }
 
-periodic_max_p_controller!(Psand, ["max_p", "beta"], |s, out| {
-    out[0] = s.red.max_p();
-    out[1] = s.beta;
-});
+periodic_max_p_controller!(
+    Psand,
+    ["max_p", "beta", "k_cur"],
+    |s, out| {
+        out[0] = s.red.max_p();
+        out[1] = s.beta;
+        out[2] = s.k_prev;
+    },
+    arrival: |s, now| {
+        s.observe(now);
+    }
+);
 
 // ---------------------------------------------------------------------------------------
 // Spec: the scenario's fields, defaults and checks
@@ -135,6 +231,10 @@ red_variant_spec! {
         pub lower: f64,
         #[serde(default = "default_psand_upper")]
         pub upper: f64,
+        /// "ewma" (RED's average at the update) or "interval_mean" (its time average over
+        /// the interval).
+        #[serde(default)]
+        pub k_cur: KCur,
     }
 }
 
@@ -274,6 +374,7 @@ impl PsandSpec {
             interval: self.interval.0,
             lower: self.lower,
             upper: self.upper,
+            k_cur: self.k_cur,
         };
         Psand::new(self.red(lo, hi).config(), ctl, q.link_bps)
     }
@@ -292,13 +393,17 @@ mod tests {
     const PKT: u32 = 500;
 
     fn psand(byte_mode: bool, max_p: f64) -> Psand {
+        psand_with(byte_mode, max_p, None, KCur::Ewma)
+    }
+
+    fn psand_with(byte_mode: bool, max_p: f64, w_q: Option<f64>, k_cur: KCur) -> Psand {
         let (min_th, max_th) = auto_thresholds(10.0, 50.0);
         Psand::new(
             RedConfig {
                 min_th,
                 max_th,
                 max_p,
-                w_q: None,
+                w_q,
                 gentle: true,
                 count_rule: CountRule::Ns2Wait,
                 byte_mode,
@@ -314,6 +419,7 @@ mod tests {
                 interval: NS_PER_SEC / 2,
                 lower: 0.01,
                 upper: 0.75,
+                k_cur,
             },
             10_000_000,
         )
@@ -423,7 +529,7 @@ mod tests {
         let q = |n: u32| QueueView::new(n, n as u64 * PKT as u64, Limit::Packets(50), 10_000_000);
         assert_eq!(p.on_arrival(&q(0), &pkt, 0, &mut rng), Verdict::Pass);
         assert!(p.red.est.avg == 0.0);
-        let mut out = [0.0; 6];
+        let mut out = [0.0; 7];
         p.metrics(&q(0), 0, &mut out);
         assert_eq!(out[1], 0.0); // p_b = 0 at avg = 0
         p.red.est.avg = 10.0;
@@ -446,5 +552,91 @@ mod tests {
         assert!((p.k_prev - k).abs() < 1e-9, "{} vs {k}", p.k_prev);
         let beta = 1.75 * libm::pow(k / 10.0 * k / 12.0, 1.5);
         assert!((p.beta - beta).abs() < 1e-9);
+    }
+
+    const MS: Time = NS_PER_SEC / 1000;
+
+    /// Arrivals at `ms` that find `n` packets waiting (RED's verdicts do not touch avg).
+    fn arrive(p: &mut Psand, rng: &mut Rng, ms: u64, n: u32) {
+        let pkt = Packet {
+            size: PKT,
+            ..Default::default()
+        };
+        let q = QueueView::new(n, n as u64 * PKT as u64, Limit::Packets(50), 10_000_000);
+        p.on_arrival(&q, &pkt, ms * MS, rng);
+    }
+
+    #[test]
+    fn interval_mean_is_the_time_average_of_the_ewma() {
+        // w_q = 0.5; arrivals at 100, 200, 400 ms finding 10, 20, 4 packets: avg = 5,
+        // 12.5, 8.25, held between arrivals (0 before the first). Over [0, 500 ms]:
+        // (0·0.1 + 5·0.1 + 12.5·0.2 + 8.25·0.1) / 0.5 = 7.65; the EWMA at 500 ms is 8.25.
+        let busy = QueueView::new(4, 4 * PKT as u64, Limit::Packets(50), 10_000_000);
+        for (k_cur, first, second) in [(KCur::IntervalMean, 7.65, 8.15), (KCur::Ewma, 8.25, 8.125)]
+        {
+            let mut p = psand_with(false, 0.1, Some(0.5), k_cur);
+            let mut rng = Rng::for_component(1, 0, "psand-test");
+            for (ms, n) in [(100, 10), (200, 20), (400, 4)] {
+                arrive(&mut p, &mut rng, ms, n);
+            }
+            assert_eq!(p.on_timer(&busy, 500 * MS), Some(1000 * MS));
+            assert!((p.k_prev - first).abs() < 1e-12, "{k_cur:?}: {}", p.k_prev);
+            // K_prev was 0: change_rate 1, β = 1.75·(K_cur/10)^1.5.
+            let beta = 1.75 * libm::pow(first / 10.0, 1.5);
+            assert!((p.beta - beta).abs() < 1e-12);
+            // The next interval starts afresh: 8.25 over [500, 600 ms], then 8.125 (one
+            // arrival finding 8) to 1 s: (0.825 + 8.125·0.4) / 0.5 = 8.15.
+            arrive(&mut p, &mut rng, 600, 8);
+            p.on_timer(&busy, 1000 * MS);
+            assert!((p.k_prev - second).abs() < 1e-12, "{k_cur:?}: {}", p.k_prev);
+            let beta = 1.75 * libm::pow(second / 10.0 * second / first, 1.5);
+            assert!((p.beta - beta).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn interval_mean_follows_the_idle_decay_continuously() {
+        // w_q = 1 − exp(−1/2500) at 2500 packets/s (500 B on 10 Mb/s) decays avg as e^(−t),
+        // t in seconds. avg = 12 held to 100 ms, then idle to 500 ms: the mean over the
+        // interval is (12·0.1 + 12·(1 − e^(−0.4))) / 0.5 = 10.312319; the EWMA at 500 ms,
+        // decayed by 1000 whole packet times, is 12·e^(−0.4) = 8.043840.
+        let w_q = 1.0 - libm::exp(-1.0 / 2500.0);
+        let empty = QueueView::new(0, 0, Limit::Packets(50), 10_000_000);
+        let mean = (1.2 + 12.0 * (1.0 - libm::exp(-0.4))) / 0.5;
+        assert!((mean - 10.312_319).abs() < 1e-6);
+        for byte_mode in [false, true] {
+            let mut p = psand_with(byte_mode, 0.1, Some(w_q), KCur::IntervalMean);
+            set_k(&mut p, 12.0);
+            p.on_idle(100 * MS);
+            p.on_timer(&empty, 500 * MS);
+            assert!((p.k_prev - mean).abs() < 1e-9, "{}", p.k_prev);
+            // The decay itself is applied to avg as before: 12·e^(−0.4).
+            let decayed = p.red.est.avg * p.to_pkts;
+            assert!((decayed - 12.0 * libm::exp(-0.4)).abs() < 1e-9, "{decayed}");
+            // A whole idle interval: the mean of 12·e^(−0.4)·e^(−t) over 0.5 s.
+            p.on_timer(&empty, 1000 * MS);
+            let next = decayed * (1.0 - libm::exp(-0.5)) / 0.5;
+            assert!((p.k_prev - next).abs() < 1e-9, "{} vs {next}", p.k_prev);
+        }
+    }
+
+    #[test]
+    fn the_k_cur_option_is_read_from_the_spec() {
+        let q = QueueCtx {
+            limit_pkts: Some(35),
+            limit_bytes: None,
+            link_bps: 1_500_000,
+        };
+        let spec: PsandSpec = toml::from_str("").unwrap();
+        assert_eq!(spec.k_cur, KCur::Ewma);
+        assert_eq!(spec.build(&q).cfg.k_cur, KCur::Ewma);
+        let spec: PsandSpec = toml::from_str(r#"k_cur = "interval_mean""#).unwrap();
+        assert_eq!(spec.build(&q).cfg.k_cur, KCur::IntervalMean);
+        let err = toml::from_str::<PsandSpec>(r#"k_cur = "median""#).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("unknown variant `median`, expected `ewma` or `interval_mean`"),
+            "{err}"
+        );
     }
 }

@@ -253,6 +253,35 @@ impl RedAvg {
         }
     }
 
+    /// ∫ avg dt over [from, to], in avg·seconds, when avg last changed at or before `from`
+    /// and does not change before `to`: held until the idle period (if any) starts, then
+    /// decaying as (1 − w_q)^(ptc·t), the continuous form of the idle decay (`update`
+    /// applies it in whole packet times: the two differ by less than one packet time's
+    /// decay). Since `idle_continues` may date the decay before `from`, the value at `from`
+    /// is then already avg·(1 − w_q)^(ptc·(from − idle start)).
+    pub fn integral(&self, p: &RedParams, from: Time, to: Time) -> f64 {
+        if to <= from {
+            return 0.0;
+        }
+        let secs = |d: i128| d as f64 / NS_PER_SEC as f64;
+        let held_to = match self.idle_since {
+            Some(s) => s.clamp(from, to),
+            None => to,
+        };
+        let held = self.avg * secs(held_to as i128 - from as i128);
+        let (Some(s), true) = (self.idle_since, held_to < to) else {
+            return held;
+        };
+        // λ per second; infinite for w_q = 1 (avg drops to 0 at once).
+        let lambda = -libm::log1p(-p.w_q) * p.ptc;
+        if !lambda.is_finite() || lambda <= 0.0 {
+            return held;
+        }
+        let x1 = lambda * secs(held_to as i128 - s as i128);
+        let d = lambda * secs(to as i128 - held_to as i128);
+        held + self.avg * libm::exp(-x1) * -libm::expm1(-d) / lambda
+    }
+
     /// Decays avg for an idle period still going on at `now` (periodic controllers read
     /// an up-to-date average); `empty` says nothing is waiting.
     pub fn decay_idle(&mut self, p: &RedParams, empty: bool, now: Time) {
@@ -425,6 +454,11 @@ impl Red {
     pub fn thresholds(&self) -> (f64, f64) {
         self.params.thresholds()
     }
+    /// ∫ avg dt over [from, to] in avg·seconds, avg unchanged since `from` (`RedAvg::integral`).
+    pub fn avg_integral(&self, from: Time, to: Time) -> f64 {
+        self.est.integral(&self.params, from, to)
+    }
+
     /// Brings avg up to date for an idle period ending at `now` (for periodic controllers).
     pub fn decay_idle(&mut self, q: &QueueView, now: Time) {
         self.est.decay_idle(&self.params, q.len_pkts == 0, now);

@@ -87,6 +87,9 @@ pub struct NodeSpec {
     pub name: String,
     #[serde(rename = "type")]
     pub kind: NodeKind,
+    /// DiffServ edge conditioners (routers only): classify, meter and colour arrivals.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditioners: Vec<crate::diffserv::ConditionerSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -610,6 +613,8 @@ impl Validator {
                 }
             }
         }
+
+        crate::diffserv::conditioner::validate_conditioners(s, &mut self.p);
 
         let routes = s.routes();
         let mut flow_names = BTreeSet::new();

@@ -16,6 +16,9 @@ impl Simulator<'_> {
             }
             ch.lost_at_warmup = ch.lost;
         }
+        for c in &mut self.conditioners {
+            c.restart_measurement();
+        }
         for f in &mut self.flows {
             f.at_warmup = f.c;
             f.acks_at_warmup = f.acks;
@@ -155,6 +158,11 @@ impl Simulator<'_> {
                     by_colour: c.by_colour(),
                     lost_on_link: ch.lost - ch.lost_at_warmup,
                     mean_queue_pkts: lw.mean_pkts(),
+                    mean_queue_at_arrival_pkts: if c.arrivals == 0 {
+                        f64::NAN
+                    } else {
+                        c.queue_at_arrivals as f64 / c.arrivals as f64
+                    },
                     var_queue_pkts: lw.var_pkts(),
                     mean_queue_bytes: lw.mean_bytes(),
                     var_queue_bytes: lw.var_bytes(),
@@ -175,7 +183,7 @@ impl Simulator<'_> {
                 }
             })
             .collect();
-        let flows = self
+        let flows: Vec<FlowSummary> = self
             .flows
             .iter()
             .enumerate()
@@ -248,11 +256,12 @@ impl Simulator<'_> {
                 }
             })
             .collect();
-        let extra_tables = tables::component_tables(
+        let mut extra_tables = tables::component_tables(
             self.channels
                 .iter()
                 .map(|ch| (queue_name(s, ch), &self.queues[ch.queue.ix()])),
         );
+        extra_tables.extend(edge::aggregates_table(&self.conditioners, &flows));
         Ok(RunResults {
             queues,
             flows,

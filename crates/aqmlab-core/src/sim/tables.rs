@@ -98,6 +98,9 @@ fn queue_table(q: &[QueueSummary]) -> Table {
         .column_of("dequeued", q, |x| x.dequeued)
         .column_of("lost_on_link", q, |x| x.lost_on_link)
         .column_of("mean_queue_pkts", q, |x| x.mean_queue_pkts)
+        .column_of("mean_queue_at_arrival_pkts", q, |x| {
+            x.mean_queue_at_arrival_pkts
+        })
         .column_of("var_queue_pkts", q, |x| x.var_queue_pkts)
         .column_of("mean_queue_bytes", q, |x| x.mean_queue_bytes)
         .column_of("var_queue_bytes", q, |x| x.var_queue_bytes)

@@ -1,0 +1,422 @@
+//! The edge conditioner: classify a router's arrivals into aggregates, meter each
+//! aggregate, colour the packet (ns-2 `Queue/dsRED/edge` + `PolicyClassifier`;
+//! RFC 2475 §2.3.3; algorithms.md §13.1).
+//!
+//! A router may carry conditioners (`[[nodes.conditioners]]`), each for every input port
+//! or for the port from one neighbour (`input`). Every packet arriving there is conditioned
+//! before the router looks up its output queue, so a packet dropped later (at that
+//! queue or further on) still updated its meter, as in ns-2 where `policy.mark` runs
+//! before the RED enqueue.
+//!
+//! - Classification: a policy table of (src, dst) host patterns → class, `*` matching any
+//!   run of characters and `?` one (ns-2 matches node pairs with −1 as the wildcard);
+//!   entries may not overlap, so the order of the table never matters. Packets matching no
+//!   entry go to `default_class`, or pass unchanged without one.
+//! - Each class sets its DiffServ precedence (the AF class, 0-7) if given and meters its
+//!   packets with one meter instance: the aggregate's state, as ns-2's per-policy-entry
+//!   meter.
+//! - The `aggregates` table: one row per (conditioner, class) with the meter's counts by
+//!   colour and the sums over the flows whose data this class meters (found by walking
+//!   each flow's route once at build time).
+
+use super::{AnyMeter, Meter, MeterSpec};
+use crate::check::Problems;
+use crate::packet::{Colour, Packet};
+use crate::rng::Rng;
+use crate::scenario::{NodeKind, Scenario};
+use crate::units::{Rate, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+fn any() -> String {
+    "*".into()
+}
+
+/// One traffic class (aggregate) of a conditioner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassSpec {
+    pub name: String,
+    /// DiffServ precedence (AF class) written into each packet, 0-7; absent: unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precedence: Option<u8>,
+    pub meter: MeterSpec,
+}
+
+/// One policy entry: packets from a host matching `src` to one matching `dst` belong to
+/// `class`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicySpec {
+    #[serde(default = "any")]
+    pub src: String,
+    #[serde(default = "any")]
+    pub dst: String,
+    pub class: String,
+}
+
+/// An edge conditioner on a router (docs/diffserv/conditioner.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionerSpec {
+    /// Condition only packets arriving from this neighbour; absent: every input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    pub classes: Vec<ClassSpec>,
+    #[serde(default)]
+    pub policy: Vec<PolicySpec>,
+    /// The class of packets no policy entry matches; absent: they pass unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_class: Option<String>,
+    /// The rate the classes share (e.g. the bottleneck's bandwidth): gives each class its
+    /// fair share, CIR plus an equal part of the excess, and Jain's index over the ratios
+    /// of throughput to fair share in the `aggregates` table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Rate>,
+}
+
+/// `*` matches any run of characters, `?` exactly one.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // Iterative matcher with one backtrack point (the last `*`): linear in practice.
+    let (mut i, mut j, mut star, mut mark) = (0, 0, None, 0);
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some(i);
+            mark = j;
+            i += 1;
+        } else if let Some(s) = star {
+            i = s + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+impl ConditionerSpec {
+    /// Reports every problem under `a` (`nodes[i].conditioners[k]`). `hosts` are the
+    /// scenario's host names; `neighbours` the nodes linked to this router.
+    pub fn validate(&self, a: &str, hosts: &[&str], neighbours: &BTreeSet<&str>, p: &mut Problems) {
+        if let Some(n) = &self.input {
+            if !neighbours.contains(n.as_str()) {
+                p.err(
+                    format!("{a}.input"),
+                    format!("\"{n}\""),
+                    format!(
+                        "must be a neighbour of this router (linked to it): one of {}",
+                        quoted(neighbours.iter().copied())
+                    ),
+                );
+            }
+        }
+        if self.classes.is_empty() {
+            p.err(
+                format!("{a}.classes"),
+                "[]",
+                "a conditioner needs at least one class",
+            );
+        }
+        let mut names = BTreeSet::new();
+        for (k, c) in self.classes.iter().enumerate() {
+            let path = format!("{a}.classes[{k}]");
+            if c.name.is_empty() || !names.insert(c.name.as_str()) {
+                p.err(
+                    format!("{path}.name"),
+                    format!("\"{}\"", c.name),
+                    "must be non-empty and unique among this conditioner's classes",
+                );
+            }
+            if let Some(pr) = c.precedence {
+                if pr > 7 {
+                    p.err(
+                        format!("{path}.precedence"),
+                        pr,
+                        "must be in 0..=7 (the AF / class-selector precedence)",
+                    );
+                }
+            }
+            c.meter.validate(&format!("{path}.meter"), p);
+        }
+        let class_ref = |p: &mut Problems, path: String, name: &str| {
+            if !names.contains(name) {
+                p.err(
+                    path,
+                    format!("\"{name}\""),
+                    format!(
+                        "must name a class of this conditioner: one of {}",
+                        quoted(names.iter().copied())
+                    ),
+                );
+            }
+        };
+        if let Some(d) = &self.default_class {
+            class_ref(p, format!("{a}.default_class"), d);
+        }
+        if let Some(c) = self.capacity {
+            super::positive_rate(p, format!("{a}.capacity"), c);
+        }
+        let mut matched: Vec<(Vec<bool>, Vec<bool>)> = vec![];
+        for (k, e) in self.policy.iter().enumerate() {
+            let path = format!("{a}.policy[{k}]");
+            class_ref(p, format!("{path}.class"), &e.class);
+            let src: Vec<bool> = hosts.iter().map(|h| glob_match(&e.src, h)).collect();
+            let dst: Vec<bool> = hosts.iter().map(|h| glob_match(&e.dst, h)).collect();
+            for (field, pat, m) in [("src", &e.src, &src), ("dst", &e.dst, &dst)] {
+                if !m.iter().any(|&x| x) {
+                    p.err(
+                        format!("{path}.{field}"),
+                        format!("\"{pat}\""),
+                        "matches no host of the scenario ('*' matches any run of characters, '?' one)",
+                    );
+                }
+            }
+            for (j, (s2, d2)) in matched.iter().enumerate() {
+                let s = src.iter().zip(s2).position(|(x, y)| *x && *y);
+                let d = dst.iter().zip(d2).position(|(x, y)| *x && *y);
+                if let (Some(s), Some(d)) = (s, d) {
+                    p.err(
+                        path.clone(),
+                        format!("{{src = \"{}\", dst = \"{}\"}}", e.src, e.dst),
+                        format!(
+                            "overlaps {a}.policy[{j}]: both match \"{}\" -> \"{}\"; entries must \
+                             not overlap (each host pair belongs to one class)",
+                            hosts[s], hosts[d]
+                        ),
+                    );
+                    break;
+                }
+            }
+            matched.push((src, dst));
+        }
+    }
+}
+
+fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<String> = names.map(|n| format!("\"{n}\"")).collect();
+    if v.is_empty() {
+        "(none)".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+/// Checks every node's conditioners: only routers have them, one per input at most.
+pub fn validate_conditioners(s: &Scenario, p: &mut Problems) {
+    let hosts: Vec<&str> = s
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Host)
+        .map(|n| n.name.as_str())
+        .collect();
+    for (i, n) in s.nodes.iter().enumerate() {
+        if n.conditioners.is_empty() {
+            continue;
+        }
+        let a = format!("nodes[{i}].conditioners");
+        if n.kind != NodeKind::Router {
+            p.err(
+                a,
+                format!("\"{}\"", n.name),
+                "only routers condition traffic; this node is a host",
+            );
+            continue;
+        }
+        let neighbours: BTreeSet<&str> = s
+            .links
+            .iter()
+            .filter_map(|l| {
+                if l.a == n.name {
+                    Some(l.b.as_str())
+                } else if l.b == n.name {
+                    Some(l.a.as_str())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let mut inputs: BTreeMap<Option<&str>, usize> = BTreeMap::new();
+        for (k, c) in n.conditioners.iter().enumerate() {
+            let path = format!("{a}[{k}]");
+            c.validate(&path, &hosts, &neighbours, p);
+            let key = c.input.as_deref();
+            let clash = inputs.get(&key).copied().or_else(|| {
+                // One for every input and one for a given input would both apply.
+                match key {
+                    None => inputs.values().next().copied(),
+                    Some(_) => inputs.get(&None).copied(),
+                }
+            });
+            if let Some(j) = clash {
+                p.err(
+                    format!("{path}.input"),
+                    key.map_or("(every input)".to_string(), |k| format!("\"{k}\"")),
+                    format!("{a}[{j}] already conditions this input; at most one conditioner applies to each input"),
+                );
+            }
+            inputs.insert(key, k);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Run time
+// ---------------------------------------------------------------------------------------
+
+/// Packets and bytes a class's meter coloured, by colour.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MeterCounts {
+    pub pkts: [u64; 3],
+    pub bytes: [u64; 3],
+}
+
+impl MeterCounts {
+    pub fn minus(&self, o: &MeterCounts) -> MeterCounts {
+        let mut r = *self;
+        for c in 0..3 {
+            r.pkts[c] -= o.pkts[c];
+            r.bytes[c] -= o.bytes[c];
+        }
+        r
+    }
+}
+
+pub struct ClassState {
+    pub name: String,
+    precedence: Option<u8>,
+    meter: AnyMeter,
+    pub cir_bps: Option<u64>,
+    pub pir_bps: Option<u64>,
+    pub meter_kind: &'static str,
+    pub counts: MeterCounts,
+    pub at_warmup: MeterCounts,
+    /// Flows whose data packets this class meters.
+    pub flows: Vec<u32>,
+}
+
+struct Entry {
+    src: Vec<bool>,
+    dst: Vec<bool>,
+    class: u32,
+}
+
+/// A built conditioner.
+pub struct Conditioner {
+    pub node: String,
+    pub input: Option<String>,
+    pub capacity_bps: Option<u64>,
+    entries: Vec<Entry>,
+    default_class: Option<u32>,
+    pub classes: Vec<ClassState>,
+    rng: Rng,
+    /// Packets that matched no entry and had no default class (passed unchanged).
+    pub unclassified: u64,
+    pub unclassified_at_warmup: u64,
+}
+
+impl Conditioner {
+    /// Builds a validated spec; `names[i]` is node i's name.
+    pub fn new(spec: &ConditionerSpec, node: &str, names: &[&str], rng: Rng) -> Conditioner {
+        let class_ix = |n: &str| {
+            spec.classes
+                .iter()
+                .position(|c| c.name == n)
+                .expect("validated class name") as u32
+        };
+        Conditioner {
+            node: node.to_string(),
+            input: spec.input.clone(),
+            capacity_bps: spec.capacity.map(|c| c.0),
+            entries: spec
+                .policy
+                .iter()
+                .map(|e| Entry {
+                    src: names.iter().map(|h| glob_match(&e.src, h)).collect(),
+                    dst: names.iter().map(|h| glob_match(&e.dst, h)).collect(),
+                    class: class_ix(&e.class),
+                })
+                .collect(),
+            default_class: spec.default_class.as_deref().map(class_ix),
+            classes: spec
+                .classes
+                .iter()
+                .map(|c| {
+                    let (cir_bps, pir_bps) = c.meter.rates();
+                    ClassState {
+                        name: c.name.clone(),
+                        precedence: c.precedence,
+                        meter: c.meter.build(),
+                        cir_bps,
+                        pir_bps,
+                        meter_kind: c.meter.kind(),
+                        counts: MeterCounts::default(),
+                        at_warmup: MeterCounts::default(),
+                        flows: vec![],
+                    }
+                })
+                .collect(),
+            rng,
+            unclassified: 0,
+            unclassified_at_warmup: 0,
+        }
+    }
+
+    /// The class of a packet from node `src` to node `dst`.
+    #[inline]
+    pub fn classify(&self, src: usize, dst: usize) -> Option<u32> {
+        self.entries
+            .iter()
+            .find(|e| e.src[src] && e.dst[dst])
+            .map(|e| e.class)
+            .or(self.default_class)
+    }
+
+    /// Classifies, meters and colours one arriving packet.
+    #[inline]
+    pub fn condition(&mut self, pkt: &mut Packet, now: Time) {
+        let Some(k) = self.classify(pkt.src as usize, pkt.dst as usize) else {
+            self.unclassified += 1;
+            return;
+        };
+        let c = &mut self.classes[k as usize];
+        if let Some(pr) = c.precedence {
+            pkt.precedence = pr;
+        }
+        let colour: Colour = c.meter.colour(pkt.size, pkt.colour, now, &mut self.rng);
+        pkt.colour = colour;
+        c.counts.pkts[colour as usize] += 1;
+        c.counts.bytes[colour as usize] += pkt.size as u64;
+    }
+
+    pub fn restart_measurement(&mut self) {
+        for c in &mut self.classes {
+            c.at_warmup = c.counts;
+        }
+        self.unclassified_at_warmup = self.unclassified;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_runs_and_single_characters() {
+        assert!(glob_match("*", "anything"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("net3_*", "net3_s12"));
+        assert!(!glob_match("net3_*", "net13_s1"));
+        assert!(glob_match("s?", "s1"));
+        assert!(!glob_match("s?", "s12"));
+        assert!(glob_match("*_s1", "net0_s1"));
+        assert!(glob_match("a*b*c", "axxbyyc"));
+        assert!(!glob_match("a*b*c", "axxbyy"));
+        assert!(glob_match("exact", "exact"));
+        assert!(!glob_match("exact", "exactly"));
+    }
+}

@@ -1,10 +1,11 @@
 """RIO and BIO builders: valid scenarios that run, with their state in results.timeseries,
-and their degeneracy through the whole engine (no marker yet colours packets, so every
-packet is green: level 0)."""
+and their degeneracy through the whole engine. Packets start green (level 0); an edge
+conditioner at the bottleneck router colours them where a test needs other colours."""
 
 import pytest
 
 import aqmlab
+from aqmlab import diffserv as ds
 from aqmlab import scenario as sc
 
 from common import dumbbell
@@ -29,6 +30,17 @@ def _bottleneck(aqm, *, limit_pkts=60, limit_bytes=None, duration="6s"):
         seed=3,
         sample_interval="100ms",
     )
+
+
+def _coloured(s, colour_of):
+    """The scenario with a conditioner at router r colouring each sender's packets:
+    ``colour_of`` maps a sender ("a": the TCP flows, "b": the CBR flow) to its colour."""
+    classes = [ds.traffic_class(h, ds.fixed(c)) for h, c in colour_of.items()]
+    policy = [ds.policy(h, src=h) for h in colour_of]
+    for n in s["nodes"]:
+        if n["name"] == "r":
+            n["conditioners"] = [ds.conditioner(classes, policy)]
+    return s
 
 
 def _aqm(s):
@@ -167,3 +179,54 @@ def test_invalid_rio_and_bio_fields_are_reported_with_their_path():
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.canonical(_bottleneck(sc.bio(sc.bio_level(30), variant="AAX")))
     assert 'links[2].queue.aqm.variant = "AAX": must be three letters' in str(e.value)
+
+
+@pytest.mark.parametrize("byte_mode,limit", BYTE_MODES)
+def test_rio_fed_only_out_packets_runs_as_red_with_the_out_parameters(byte_mode, limit):
+    red = sc.red(5, 15, max_p=0.2, w_q=0.01, count_rule="dsred", ecn=True, **byte_mode)
+    red["mark_above_max_th"] = True
+    want = aqmlab.run(_coloured(_bottleneck(red, **limit), {"a": "red", "b": "red"}))
+    assert _bottleneck_row(want)["marked_early"] > 0
+    for mode in ["rio_c", "rio_d", "wred"]:
+        for colour in ["red", "yellow"]:
+            rio = sc.rio(
+                sc.rio_level(20, 40, max_p=0.05),
+                sc.rio_level(5, 15, max_p=0.2),
+                mode=mode,
+                w_q=0.01,
+                idle_start="link_idle",
+                ecn=True,
+                **byte_mode,
+            )
+            s = _coloured(_bottleneck(rio, **limit), {"a": colour, "b": colour})
+            _same_outcome(aqmlab.run(s), want)
+
+
+def _colour_row(res, colour):
+    t = res.tables["queue_colours"]
+    return t[(t["queue"] == "r->d") & (t["colour"] == colour)].iloc[0]
+
+
+@pytest.mark.parametrize(
+    "aqm",
+    [
+        sc.rio(sc.rio_level(20, 40, max_p=0.05), sc.rio_level(5, 15, max_p=0.2), ecn=True),
+        sc.bio(
+            sc.bio_level(60, d1=0.02, d2=0.01, freeze_inc="20ms", freeze_dec="10ms"),
+            sc.bio_level(30, d1=0.001, d2=0.001, freeze_inc="3ms", freeze_dec="3ms"),
+            ecn=True,
+        ),
+    ],
+)
+def test_green_is_signalled_less_than_red_under_both(aqm):
+    # The TCP flows green (IN), the CBR flow red (OUT, not ECN-capable): OUT is dropped
+    # first. The per-colour counters of the bottleneck give the signalled fractions.
+    res = aqmlab.run(_coloured(_bottleneck(aqm), {"a": "green", "b": "red"}))
+    g, r = _colour_row(res, "green"), _colour_row(res, "red")
+
+    def signalled(row):
+        cols = [c for c in row.index if c.startswith(("dropped_", "marked_"))]
+        return row[cols].sum() / row["arrivals"]
+
+    assert g["arrivals"] > 500 and r["arrivals"] > 5000
+    assert signalled(g) < signalled(r), (signalled(g), signalled(r))

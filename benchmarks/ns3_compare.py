@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/ns3_compare.py [--ns3-python PATH] [--n 160] [--sim 50]
         [--qdisc droptail|red] [--seed 1] [--ns3-sack] [--ns3-script PATH]
     .venv/bin/python benchmarks/ns3_compare.py --agreement --ns3-python PATH [--sim 50]
-        [--seeds 1 2 3] [--ns3-sack] [--aqmlab-sack] [--ns3-script PATH]
+        [--seeds 1 2 3] [--no-sack] [--ns3-cache DIR] [--ns3-script PATH]
 
 aqmlab's scenario mirrors ../shared/perf/ns3_dumbbell.py (the ns-3 reference):
 N sender leaves -- 1 Gb/s, 10 ms -- left router -- 64 Mb/s, 20 ms -- right router --
@@ -14,7 +14,9 @@ socket buffers (a window of 1092 segments); a 120-packet FIFO on the bottleneck.
 Matched deliberately (so the numbers compare like with like):
 - ns-3 puts a 1-packet device queue under its 120-packet queue disc, so the port holds 121
   waiting packets besides the one on the wire: aqmlab uses limit_pkts = 121 and reports the
-  queue disc's share (mean_queue_pkts counts all 121 slots; the difference is < 1 packet).
+  queue disc's share, mean_q_pkts = mean - P(queue >= 1) from its queue-length distribution
+  (the device slot is full whenever anything waits); mean_q_pkts_port counts all 121 slots.
+- Goodput is payload (960 of the 1000 bytes), as ns-3's PacketSink counts it.
 - ns-3's TCP defaults: initial cwnd 10 segments, minimum RTO 1 s, initial RTO 1 s, clock
   granularity 1 ms; aqmlab sets the same instead of its ns-2 defaults.
 Not matched (explained in BENCHMARKS.md): ns-3 runs a SYN handshake and adds a 2-byte PPP
@@ -27,13 +29,18 @@ benchmarks/ns3_dumbbell_counters.py is the ns-3 script with timeout, recovery an
 retransmission counters (pass it as --ns3-script; its extra flags are described there).
 
 --agreement (issue 11): both simulators on the dumbbell at 20 and 160 flows, DropTail and
-RED, one seed after another (one simulation at a time), and one table: per (flows, qdisc)
+RED, one seed after another (one simulation at a time), in the same TCP configuration:
+NewReno with SACK and PRR on both sides (ns-3's defaults besides the script's overrides;
+--no-sack: both without SACK, where ns-3 3.44 retransmits spuriously, see BENCHMARKS.md).
+--ns3-cache DIR keeps each ns-3 run's JSON line in DIR (named by flows, qdisc, simulated
+time, seed, SACK and script) and reuses it when present. One table: per (flows, qdisc)
 the median and [min-max] over the seeds of utilisation, goodput, drop rate, mean queue and
 timeouts, for aqmlab and ns-3, with aqmlab's relative difference from ns-3 (of the medians)
 and a flag where it exceeds 10%. The ns-3 side is benchmarks/ns3_dumbbell_counters.py
 (it counts timeouts) unless --ns3-script says otherwise. The aqmlab side selects
-`profile = "ns3.44"` (docs/profiles.md) and then sets what the ns-3 *script* overrides of
-ns-3's defaults: NewReno (not Cubic), no SACK (unless --aqmlab-sack), an ACK per segment
+`profile = "ns3.44"` (docs/profiles.md; it brings ns-3.44's PRR, `recovery =
+"prr_safe_ack"`) and then sets what the ns-3 *script* overrides of ns-3's defaults: NewReno
+(not Cubic) with SACK, `variant = "sack"` (newreno with --no-sack), an ACK per segment
 (DelAckCount 1: delayed_ack = false), 960-byte segments (packet_size 1000), 1 MB buffers
 (max_window 1092), RED 20:80 max_p 0.1, not gentle, mean packet 1000 B (red_ns3()); from
 the profile it keeps the rest (RED's ns2_qlen_guard, limited transmit, the 60 s RTO cap).
@@ -60,6 +67,10 @@ from aqmlab import scenario as sc
 
 ROOT = Path(__file__).resolve().parent.parent
 NS3_SCRIPT = ROOT.parent / "shared" / "perf" / "ns3_dumbbell.py"
+
+
+PKT = 1000  # IP packet bytes of every data segment, as the ns-3 script sends them
+PAYLOAD = PKT - 40  # 960-byte segments: 20 bytes of IP and 20 of TCP header, no options
 
 
 def red_ns3() -> dict:
@@ -104,10 +115,10 @@ def dumbbell(
             sc.link("R", f"d{i}", bandwidth="1Gbps", delay="10ms", queue=access),
         ]
         fields = {
-            "packet_size": 1000,
+            "packet_size": PKT,
             "variant": "newreno",
             "start": f"{round(rng.uniform(0.0, 1.0) * 1e9)}ns",
-            "max_window": (1 << 20) // 960,
+            "max_window": (1 << 20) // PAYLOAD,
             "initial_cwnd": 10,
             "min_rto": "1s",
             "initial_rto": "1s",
@@ -141,6 +152,8 @@ def run_aqmlab(
         r = aqmlab.run(s)
         best = min(best, time.perf_counter() - t0)
     q = r.queues.set_index("name").loc["L->R"]
+    dist = r.queue_dist[r.queue_dist["queue"] == "L->R"]
+    busy = float(dist[dist["n_pkts"] >= 1]["fraction"].sum())
     drops = int(sum(q[f"dropped_{x}"] for x in r.reasons))
     return {
         "simulator": f"aqmlab {aqmlab.__version__}",
@@ -154,10 +167,17 @@ def run_aqmlab(
         "bneck_pkts": int(q["dequeued"]),
         "bneck_pkts_per_wall_s": round(q["dequeued"] / best),
         "bneck_util": round(float(q["utilization"]), 4),
-        "goodput_mbps": round(float(r.flows["goodput_bps"].sum()) / 1e6, 3),
+        # Payload, as ns-3's PacketSink counts it: aqmlab's goodput_bps counts whole
+        # packets (packet_size, 40 bytes of IP and TCP header included).
+        "goodput_mbps": round(float(r.flows["goodput_bps"].sum()) * PAYLOAD / PKT / 1e6, 3),
         "drops": drops,
+        "drops_by_reason": {x: int(q[f"dropped_{x}"]) for x in r.reasons},
         "drop_rate": round(drops / max(1, int(q["arrivals"])), 5),
-        "mean_q_pkts": round(float(q["mean_queue_pkts"]), 2),
+        # The queue disc's share, as ns-3 measures it: aqmlab's port counts the packet that
+        # ns-3 keeps in its 1-packet device queue whenever anything waits, so the queue
+        # disc holds max(k - 1, 0) of aqmlab's k: mean - P(k >= 1).
+        "mean_q_pkts": round(float(q["mean_queue_pkts"]) - busy, 2),
+        "mean_q_pkts_port": round(float(q["mean_queue_pkts"]), 2),
         "max_q_pkts": int(q["max_queue_pkts"]),
         "timeouts": int(r.flows["timeouts"].sum()),
         "timeouts_by_state": {
@@ -238,28 +258,42 @@ def agreement_table(runs: list[dict], tol: float = AGREEMENT_TOLERANCE) -> tuple
     return "\n".join(rows), flagged
 
 
+def run_ns3_cached(cache: Path | None, python: str, n, sim, qdisc, seed, script, sack) -> dict:
+    """run_ns3, or its JSON line from `cache` when a run with these settings is stored."""
+    name = f"ns3_n{n}_{qdisc}_sim{sim:g}_seed{seed}_sack{int(sack)}_{script.stem}.json"
+    if cache is not None and (cache / name).exists():
+        return json.loads((cache / name).read_text().strip().splitlines()[-1])
+    b = run_ns3(python, n, sim, qdisc, seed, script, sack)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / name).write_text(json.dumps(b) + "\n")
+    return b
+
+
 def agreement(args: argparse.Namespace) -> int:
     """--agreement: both simulators, 20 and 160 flows, DropTail and RED, args.seeds."""
-    if not args.ns3_python:
-        sys.exit("--agreement needs --ns3-python")
+    if not args.ns3_python and not args.ns3_cache:
+        sys.exit("--agreement needs --ns3-python (or --ns3-cache holding every run)")
     script = args.ns3_script if args.ns3_script != NS3_SCRIPT else NS3_COUNTERS
-    tcp = {"delayed_ack": False, **({"variant": "sack"} if args.aqmlab_sack else {})}
+    sack = not args.no_sack
+    tcp = {"delayed_ack": False, "variant": "sack" if sack else "newreno"}
     runs = []
     for n in (20, 160):
         for qdisc in ("droptail", "red"):
             for seed in args.seeds:
                 a = run_aqmlab(n, args.sim, 1, qdisc, seed, tcp=tcp, profile="ns3.44")
                 print(json.dumps(a), file=sys.stderr, flush=True)
-                b = run_ns3(args.ns3_python, n, args.sim, qdisc, seed, script, args.ns3_sack)
+                b = run_ns3_cached(
+                    args.ns3_cache, args.ns3_python, n, args.sim, qdisc, seed, script, sack
+                )
                 b.pop("per_socket_id_tx_retx_fr_to", None)
                 print(json.dumps(b), file=sys.stderr, flush=True)
                 runs.append({"n": n, "qdisc": qdisc, "seed": seed, "aqmlab": a, "ns3": b})
     table, flagged = agreement_table(runs)
     print(
         f"ns-3 agreement, dumbbell, {args.sim:g} s simulated, seeds {args.seeds}; "
-        f"aqmlab profile ns3.44 + the script's overrides, "
-        f"{'SACK' if args.aqmlab_sack else 'NewReno without SACK'}; "
-        f"ns-3 {script.name}, NewReno {'with SACK' if args.ns3_sack else 'without SACK'}"
+        f"both NewReno {'with SACK' if sack else 'without SACK'} and ns-3.44's PRR; "
+        f"aqmlab profile ns3.44 + the script's overrides; ns-3 {script.name}"
     )
     print(table)
     print(
@@ -283,7 +317,8 @@ def main() -> int:
         "--agreement", action="store_true", help="the issue-11 agreement table (docstring)"
     )
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], help="with --agreement")
-    ap.add_argument("--aqmlab-sack", action="store_true", help="with --agreement: aqmlab SACK")
+    ap.add_argument("--no-sack", action="store_true", help="with --agreement: both without SACK")
+    ap.add_argument("--ns3-cache", type=Path, help="with --agreement: ns-3 JSON cache directory")
     args = ap.parse_args()
     if args.agreement:
         return agreement(args)

@@ -53,14 +53,16 @@ def test_agreement_table_medians_ranges_and_flags():
 
 
 def test_aqmlab_side_mirrors_the_ns3_script():
-    """The profile fills what the script leaves at ns-3's defaults (the RED guard), the
-    script's overrides win (NewReno, an ACK per segment, RED 20:80 max_p 0.1 not gentle),
-    and no delack_timeout is filled in beside delayed_ack = false."""
+    """The profile fills what the script leaves at ns-3's defaults (the RED guard, PRR),
+    the script's overrides win (NewReno with SACK, an ACK per segment, RED 20:80 max_p 0.1
+    not gentle), and no delack_timeout is filled in beside delayed_ack = false."""
     m = _module()
-    s = m.dumbbell(2, 2.0, qdisc="red", tcp={"delayed_ack": False}, profile="ns3.44")
+    tcp = {"delayed_ack": False, "variant": "sack"}  # as --agreement runs it
+    s = m.dumbbell(2, 2.0, qdisc="red", tcp=tcp, profile="ns3.44")
     c = aqmlab.canonical(s)
     f = c["flows"][0]
-    assert f["variant"] == "newreno" and f["delayed_ack"] is False
+    assert f["variant"] == "sack" and f["delayed_ack"] is False
+    assert f["recovery"] == "prr_safe_ack"  # ns-3.44's PRR, from the profile
     assert "delack_timeout" not in f
     assert f["initial_cwnd"] == 10 and f["max_window"] == (1 << 20) // 960
     red = next(x for x in c["links"] if x.get("name") == "bottleneck")["queue"]["aqm"]

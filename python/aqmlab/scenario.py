@@ -500,6 +500,7 @@ def tcp(
     max_rto: str | None = None,
     granularity: str | None = None,
     dupack_response: str | None = None,
+    recovery: str | None = None,
     ack_size: int | str | None = None,
     limited_transmit: bool | None = None,
     ecn_retransmits: bool | None = None,
@@ -508,7 +509,9 @@ def tcp(
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer.
 
     ``variant`` is "reno", "newreno" (default) or "sack"; ``dupack_response`` "halve"
-    (default) or "retransmit_only" (the REM paper's wireless NewReno). Unset timer and
+    (default) or "retransmit_only" (the REM paper's wireless NewReno); ``recovery``
+    "classic" (default), "prr_ssrb", "prr_crb" or "prr_safe_ack" (RFC 6937 PRR; the last
+    is ns-3.44's, docs/tcp.md). Unset timer and
     window fields take ns-2's defaults (docs/tcp.md)."""
     return _flow(
         "tcp",
@@ -530,6 +533,7 @@ def tcp(
         max_rto=max_rto,
         granularity=granularity,
         dupack_response=dupack_response,
+        recovery=recovery,
         ack_size=ack_size,
         limited_transmit=limited_transmit,
         ecn_retransmits=ecn_retransmits,

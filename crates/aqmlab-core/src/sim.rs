@@ -18,12 +18,13 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    Checked, DupackResponseSpec, FlowKind, FlowSpec, NodeKind, QueueSpec, Scenario, ScenarioErrors,
-    TcpVariant,
+    Checked, DupackResponseSpec, FlowKind, FlowSpec, NodeKind, QueueSpec, RecoverySpec, Scenario,
+    ScenarioErrors, TcpVariant,
 };
 use crate::table::Table;
 use crate::tcp::{
-    Ack, DupackResponse, Receiver, Segment, Sender, SenderConfig, SenderStats, Variant,
+    Ack, DupackResponse, PrrBound, Receiver, Recovery, Segment, Sender, SenderConfig, SenderStats,
+    Variant,
 };
 use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};

@@ -20,6 +20,19 @@ pub enum DupackResponseSpec {
     RetransmitOnly,
 }
 
+/// Fast recovery's window reduction (docs/tcp.md): classic (window inflation, or the
+/// RFC 6675 pipe rule with SACK) or RFC 6937 Proportional Rate Reduction with one of its
+/// reduction bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverySpec {
+    Classic,
+    PrrSsrb,
+    PrrCrb,
+    /// ns-3.44's `TcpPrrRecovery`: CRB, plus one segment on an ACK of a retransmission.
+    PrrSafeAck,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowKind {
@@ -108,6 +121,8 @@ pub struct FlowSpec {
     pub granularity: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupack_response: Option<DupackResponseSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<RecoverySpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     /// Send retransmissions ECT(0) too, as ns-2 does (default false: Not-ECT, RFC 3168
@@ -208,6 +223,7 @@ impl FlowSpec {
             ("max_rto", f.max_rto.is_some()),
             ("granularity", f.granularity.is_some()),
             ("dupack_response", f.dupack_response.is_some()),
+            ("recovery", f.recovery.is_some()),
             ("limited_transmit", f.limited_transmit.is_some()),
             ("ecn_retransmits", f.ecn_retransmits.is_some()),
             ("trace", f.trace.is_some()),
@@ -229,6 +245,7 @@ impl FlowSpec {
                 "max_rto",
                 "granularity",
                 "dupack_response",
+                "recovery",
                 "limited_transmit",
                 "ecn_retransmits",
                 "trace",

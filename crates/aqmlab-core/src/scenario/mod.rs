@@ -17,8 +17,8 @@ use crate::aqm::{Limit, QueueCtx};
 use crate::check::{inner, tagged_table, Problems, INNER, MAX_PACKET, MAX_TIME};
 use crate::units::{Bytes, Duration, Rate, Time};
 pub use flow::{
-    tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, OpenLoop, PeriodDist, SizeDist,
-    TcpVariant,
+    tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, OpenLoop, PeriodDist, RecoverySpec,
+    SizeDist, TcpVariant,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

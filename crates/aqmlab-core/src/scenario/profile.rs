@@ -10,7 +10,7 @@
 //! docs/profiles.md; a unit test pins each value.
 //!
 //! What a profile cannot set, because aqmlab has no such mechanism, is listed there too
-//! (ns-2's SYN packet and tick-rounded RTT samples, ns-3's PRR recovery and Cubic default).
+//! (ns-2's SYN packet and tick-rounded RTT samples, ns-3's Cubic default).
 
 use serde::{Deserialize, Serialize};
 
@@ -105,6 +105,8 @@ impl Profile {
                 ("delayed_ack", Bool(true)),      // TcpSocket::DelAckCount 2
                 ("delack_timeout", Str("200ms")), // TcpSocket::DelAckTimeout
                 ("ack_size", Str("40B")),         // 20 IP + 20 TCP (no timestamps, no PPP)
+                // TcpL4Protocol::RecoveryType TcpPrrRecovery (tcp-prr-recovery.cc of 3.44).
+                ("recovery", Str("prr_safe_ack")),
             ],
         }
     }
@@ -256,7 +258,7 @@ mod tests {
             table(Profile::Ns3_44.tcp()),
             "initial_cwnd=10.0 limited_transmit=true granularity=\"1ms\" min_rto=\"1s\" \
              initial_rto=\"1s\" max_rto=\"60s\" delayed_ack=true delack_timeout=\"200ms\" \
-             ack_size=\"40B\""
+             ack_size=\"40B\" recovery=\"prr_safe_ack\""
         );
         assert_eq!(
             table(Profile::Ns3_44.red()),

@@ -159,6 +159,12 @@ pub(super) fn tcp_state(f: &FlowSpec) -> TcpState {
             DupackResponseSpec::Halve => DupackResponse::Halve,
             DupackResponseSpec::RetransmitOnly => DupackResponse::RetransmitOnly,
         },
+        recovery: match f.recovery.unwrap_or(RecoverySpec::Classic) {
+            RecoverySpec::Classic => Recovery::Classic,
+            RecoverySpec::PrrSsrb => Recovery::Prr(PrrBound::Ssrb),
+            RecoverySpec::PrrCrb => Recovery::Prr(PrrBound::Crb),
+            RecoverySpec::PrrSafeAck => Recovery::Prr(PrrBound::SafeAck),
+        },
         max_window: f.max_window.unwrap_or(d::MAX_WINDOW),
         initial_cwnd: f.initial_cwnd.unwrap_or(d::INITIAL_CWND),
         // ns-2 starts ssthresh at window_; any value >= the window cap means "no limit".

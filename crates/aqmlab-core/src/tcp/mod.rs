@@ -7,4 +7,6 @@ pub mod receiver;
 pub mod sender;
 
 pub use receiver::{Ack, Receiver, MAX_SACK_BLOCKS};
-pub use sender::{DupackResponse, Segment, Sender, SenderConfig, SenderStats, Variant};
+pub use sender::{
+    DupackResponse, PrrBound, Recovery, Segment, Sender, SenderConfig, SenderStats, Variant,
+};

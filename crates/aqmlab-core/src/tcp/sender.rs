@@ -16,6 +16,20 @@
 //! - The `RetransmitOnly` dupack response is the REM paper's wireless NewReno (Section 5):
 //!   a loss found by duplicate ACKs is retransmitted without reducing the window; marks and
 //!   timeouts are answered as usual.
+//! - `Recovery::Prr` replaces the window arithmetic of fast recovery (all three variants)
+//!   with Proportional Rate Reduction (RFC 6937): on each ACK, DeliveredData (the advance
+//!   of snd.una plus the change in SACKed segments; without SACK one segment per duplicate
+//!   ACK, and on a cumulative ACK its advance less the duplicates already counted) is added
+//!   to prr_delivered, and while pipe > ssthresh the sender keeps prr_out at
+//!   ceil(prr_delivered · ssthresh / RecoverFS); below ssthresh it catches up by at most the
+//!   reduction bound. RecoverFS is the FlightSize that ssthresh was halved from (data sent
+//!   by limited transmit excluded, as for ssthresh; with it RFC 6937's single-loss example
+//!   sends one segment per two ACKs, as its figure does). cwnd = ssthresh when recovery
+//!   ends. The fast retransmit
+//!   and NewReno's partial-ACK retransmission are always sent and count in prr_out.
+//!   Without SACK, pipe is estimated as FlightSize less the duplicate ACKs not yet covered
+//!   by the cumulative ACK, and a duplicate ACK counts as delivered only while
+//!   prr_delivered < RecoverFS (RFC 9937's guard against ACK splitting).
 
 use super::receiver::Ack;
 use crate::units::Time;
@@ -36,11 +50,35 @@ pub enum DupackResponse {
     RetransmitOnly,
 }
 
+/// How the window is reduced during fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Reno/NewReno window inflation (RFC 5681 §3.2, RFC 6582), or cwnd = ssthresh with
+    /// the RFC 6675 pipe rule (SACK).
+    Classic,
+    /// Proportional Rate Reduction (RFC 6937) with the given reduction bound.
+    Prr(PrrBound),
+}
+
+/// PRR's bound on catching up once pipe <= ssthresh (RFC 6937 §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrrBound {
+    /// Slow-start reduction bound: max(prr_delivered − prr_out, DeliveredData) + 1.
+    Ssrb,
+    /// Conservative reduction bound: prr_delivered − prr_out.
+    Crb,
+    /// ns-3.44's `TcpPrrRecovery`: max(prr_delivered − prr_out, DeliveredData), plus one
+    /// segment when the ACK cumulatively acknowledges a retransmitted segment (its
+    /// approximation of RFC 9937's "safe ACK").
+    SafeAck,
+}
+
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub variant: Variant,
     pub ecn: bool,
     pub dupack_response: DupackResponse,
+    pub recovery: Recovery,
     /// Cap on the window in segments (the receiver window; ns-2's `window_`).
     pub max_window: u32,
     pub initial_cwnd: f64,
@@ -153,7 +191,23 @@ pub struct Sender {
     ecn_guard: u64,
     /// SACK scoreboard for segments [snd_una, maxseq): SACKED and RETX bits.
     board: VecDeque<u8>,
+    /// Segments with the SACKED bit on the board.
+    sacked: u64,
+    /// PRR (RFC 6937) state of the current recovery, in segments.
+    prr: PrrState,
     pub stats: SenderStats,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct PrrState {
+    delivered: u64,
+    out: u64,
+    recover_fs: u64,
+    /// Without SACK: duplicate ACKs counted as delivered and not yet covered by the
+    /// cumulative ACK (RFC 6937: a later advance counts less these).
+    dup_credit: u64,
+    /// Segments this ACK may send under PRR (pipe-based for SACK, new data otherwise).
+    sndcnt: u64,
 }
 
 impl Sender {
@@ -183,6 +237,8 @@ impl Sender {
             cwr_pending: false,
             ecn_guard: 0,
             board: VecDeque::new(),
+            sacked: 0,
+            prr: PrrState::default(),
             stats: SenderStats::default(),
             cfg,
         }
@@ -239,6 +295,9 @@ impl Sender {
         }
         let cwr = !retransmit && std::mem::take(&mut self.cwr_pending);
         self.stats.segments_sent += 1;
+        if self.in_recovery {
+            self.prr.out += 1;
+        }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.current_rto());
         }
@@ -272,7 +331,11 @@ impl Sender {
             let lo = l.max(self.snd_una);
             let hi = r.min(self.maxseq);
             for s in lo..hi {
-                self.board[(s - self.snd_una) as usize] |= SACKED;
+                let f = &mut self.board[(s - self.snd_una) as usize];
+                if *f & SACKED == 0 {
+                    *f |= SACKED;
+                    self.sacked += 1;
+                }
             }
         }
     }
@@ -351,6 +414,19 @@ impl Sender {
             }
             return;
         }
+        if self.in_recovery && self.prr_on() {
+            // Without SACK, PRR's sndcnt is spent on new data (the retransmissions of
+            // NewReno's holes were sent by the ACK handling and counted in prr_out).
+            for _ in 0..std::mem::take(&mut self.prr.sndcnt) {
+                if !self.can_send_new() {
+                    break;
+                }
+                let seq = self.snd_nxt;
+                self.snd_nxt += 1;
+                self.transmit(seq, now, out);
+            }
+            return;
+        }
         let cwnd = self.cwnd.floor().max(1.0) as u64 + self.lt_allow as u64;
         let wnd = cwnd.min(self.cfg.max_window as u64);
         while self.snd_nxt < self.snd_una + wnd && self.snd_nxt < self.app_limit {
@@ -373,15 +449,92 @@ impl Sender {
             self.ecn_guard = self.maxseq;
             self.stats.ecn_reactions += 1;
         }
+        let (una0, sacked0) = (self.snd_una, self.sacked);
         if self.cfg.variant == Variant::Sack {
             self.apply_sack(ack);
         }
+        // RFC 9937's "safe ACK" as ns-3 approximates it: a retransmission is acked.
+        let safe_ack = ack.ack > self.snd_una
+            && self
+                .board
+                .iter()
+                .take((ack.ack - self.snd_una) as usize)
+                .any(|&f| f & RETX != 0);
+        let mut dup = false;
         if ack.ack > self.snd_una {
             self.on_new_ack(ack.ack, self.cfg.ecn && ack.ece, now, out);
         } else if ack.ack == self.snd_una && self.maxseq > self.snd_una {
+            dup = true;
             self.on_dupack(ack.ack, now, out);
         }
+        if self.prr_on() {
+            let delivered = self.delivered_data(una0, sacked0, dup);
+            if self.in_recovery {
+                self.prr_update(delivered, safe_ack);
+            }
+        }
         self.send_more(now, out);
+    }
+
+    fn prr_on(&self) -> bool {
+        matches!(self.cfg.recovery, Recovery::Prr(_))
+    }
+
+    /// RFC 6937 DeliveredData of this ACK, in segments. With SACK: the advance of snd.una
+    /// plus the change in SACKed segments. Without: one segment per duplicate ACK (in
+    /// recovery only while prr_delivered < RecoverFS), and on an advance the advance less
+    /// the duplicate ACKs counted before it.
+    fn delivered_data(&mut self, una0: u64, sacked0: u64, dup: bool) -> u64 {
+        let advance = self.snd_una - una0;
+        if self.cfg.variant == Variant::Sack {
+            return (advance + self.sacked).saturating_sub(sacked0);
+        }
+        let p = &mut self.prr;
+        let delivered = if dup {
+            let counts = !self.in_recovery || p.delivered < p.recover_fs;
+            p.dup_credit += counts as u64;
+            counts as u64
+        } else {
+            let covered = advance.min(p.dup_credit);
+            p.dup_credit -= covered;
+            advance - covered
+        };
+        if !self.in_recovery && !dup {
+            p.dup_credit = 0;
+        }
+        delivered
+    }
+
+    /// RFC 6937 on an ACK during recovery: prr_delivered += DeliveredData, then sndcnt
+    /// from the proportional rule (pipe > ssthresh) or the reduction bound, and
+    /// cwnd = pipe + sndcnt.
+    fn prr_update(&mut self, delivered: u64, safe_ack: bool) {
+        let Recovery::Prr(bound) = self.cfg.recovery else {
+            return;
+        };
+        self.prr.delivered += delivered;
+        let pipe = if self.cfg.variant == Variant::Sack {
+            self.pipe(&self.lost_flags())
+        } else {
+            self.flight().saturating_sub(self.prr.dup_credit)
+        };
+        let (p, ss) = (&self.prr, self.ssthresh);
+        let sndcnt = if pipe as f64 > ss {
+            let target = libm::ceil(p.delivered as f64 * ss / p.recover_fs.max(1) as f64);
+            target as i64 - p.out as i64
+        } else {
+            let behind = p.delivered as i64 - p.out as i64;
+            let limit = match bound {
+                PrrBound::Ssrb => behind.max(delivered as i64) + 1,
+                PrrBound::Crb => behind,
+                PrrBound::SafeAck => behind.max(delivered as i64) + safe_ack as i64,
+            };
+            limit.min(libm::floor(ss - pipe as f64) as i64)
+        };
+        // The fast retransmit always goes out (RFC 9937, ns-3); here it already has.
+        let floor = u64::from(p.out == 0);
+        self.prr.sndcnt = (sndcnt.max(0) as u64).max(floor);
+        self.cwnd = (pipe + self.prr.sndcnt) as f64;
     }
 
     fn on_new_ack(&mut self, a: u64, ece: bool, now: Time, out: &mut Vec<Segment>) {
@@ -394,7 +547,9 @@ impl Sender {
             }
         }
         for _ in 0..newly {
-            self.board.pop_front();
+            if self.board.pop_front().is_some_and(|f| f & SACKED != 0) {
+                self.sacked -= 1;
+            }
         }
         self.snd_una = a;
         self.snd_nxt = self.snd_nxt.max(a);
@@ -406,8 +561,8 @@ impl Sender {
             if a >= self.recover {
                 self.in_recovery = false;
                 self.dupacks = 0;
-                self.cwnd = match self.cfg.variant {
-                    Variant::Sack => self.ssthresh,
+                self.cwnd = match (self.cfg.variant, self.cfg.recovery) {
+                    (Variant::Sack, _) | (_, Recovery::Prr(_)) => self.ssthresh,
                     _ => self.ssthresh.min(self.flight().max(1) as f64 + 1.0),
                 };
             } else {
@@ -419,7 +574,9 @@ impl Sender {
                     }
                     Variant::NewReno => {
                         self.transmit(a, now, out);
-                        self.cwnd = (self.cwnd - newly as f64 + 1.0).max(1.0);
+                        if !self.prr_on() {
+                            self.cwnd = (self.cwnd - newly as f64 + 1.0).max(1.0);
+                        }
                     }
                     Variant::Sack => {}
                 }
@@ -448,7 +605,7 @@ impl Sender {
     fn on_dupack(&mut self, a: u64, now: Time, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         if self.in_recovery {
-            if self.cfg.variant != Variant::Sack {
+            if self.cfg.variant != Variant::Sack && !self.prr_on() {
                 self.cwnd += 1.0; // window inflation (RFC 5681 §3.2 step 4)
             }
             return;
@@ -475,6 +632,11 @@ impl Sender {
             DupackResponse::RetransmitOnly => self.cwnd.max(2.0),
         };
         self.in_recovery = true;
+        self.prr = PrrState {
+            recover_fs: flight,
+            dup_credit: self.prr.dup_credit,
+            ..PrrState::default()
+        };
         self.partial_seen = false;
         self.recover = self.maxseq;
         self.recover_guard = Some(self.maxseq);
@@ -485,16 +647,14 @@ impl Sender {
             self.cwr_pending = self.cfg.ecn;
         }
         self.stats.fast_recoveries += 1;
+        // With PRR, prr_update sets cwnd once this ACK's DeliveredData is known.
         match self.cfg.variant {
             Variant::Reno | Variant::NewReno => {
                 self.cwnd = self.ssthresh + self.cfg.dupthresh as f64;
-                self.transmit(a, now, out);
             }
-            Variant::Sack => {
-                self.cwnd = self.ssthresh;
-                self.transmit(a, now, out);
-            }
+            Variant::Sack => self.cwnd = self.ssthresh,
         }
+        self.transmit(a, now, out);
     }
 
     /// The retransmission timer may have expired; acts only if it really has.
@@ -549,433 +709,13 @@ impl Sender {
         for f in self.board.iter_mut() {
             *f = 0;
         }
+        self.sacked = 0;
+        self.prr = PrrState::default();
         self.snd_nxt = self.snd_una;
         self.send_more(now, out);
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::units::NS_PER_SEC as S;
-
-    const MS: Time = S / 1000;
-
-    fn cfg(variant: Variant) -> SenderConfig {
-        SenderConfig {
-            variant,
-            ecn: false,
-            dupack_response: DupackResponse::Halve,
-            max_window: 1000,
-            initial_cwnd: 2.0,
-            initial_ssthresh: 1000.0,
-            dupthresh: 3,
-            // These unit tests count segments exactly as RFC 5681 alone would send them.
-            limited_transmit: false,
-            min_rto: 200 * MS,
-            initial_rto: S,
-            max_rto: 60 * S,
-            granularity: 10 * MS,
-            segments: None,
-        }
-    }
-
-    fn ack(n: u64) -> Ack {
-        Ack {
-            ack: n,
-            ..Default::default()
-        }
-    }
-
-    fn ece(n: u64) -> Ack {
-        Ack {
-            ack: n,
-            ece: true,
-            ..Default::default()
-        }
-    }
-
-    fn seqs(out: &[Segment]) -> Vec<u64> {
-        out.iter().map(|s| s.seq).collect()
-    }
-
-    /// Starts with `initial_cwnd = 10` (segments 0..=9 out), then acks segment 0: slow start
-    /// gives cwnd = 11 and segments 10 and 11 go out, so FlightSize = 12 - 1 = 11.
-    fn sender_with_flight_11(c: SenderConfig) -> Sender {
-        let mut s = Sender::new(SenderConfig {
-            initial_cwnd: 10.0,
-            ..c
-        });
-        let mut out = vec![];
-        s.start(0, &mut out);
-        assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
-        out.clear();
-        s.on_ack(&ack(1), 100 * MS, &mut out);
-        assert_eq!(seqs(&out), vec![10, 11]);
-        assert_eq!((s.cwnd, s.flight()), (11.0, 11));
-        s
-    }
-
-    fn timeouts_by_state(s: &Sender) -> [u64; 4] {
-        let t = &s.stats;
-        [
-            t.timeouts_open,
-            t.timeouts_disorder,
-            t.timeouts_recovery,
-            t.timeouts_loss,
-        ]
-    }
-
-    fn expire(s: &mut Sender, out: &mut Vec<Segment>) -> Time {
-        let d = s.rto_deadline.expect("armed while data is outstanding");
-        s.on_timeout(d, out);
-        d
-    }
-
-    /// Each timeout is counted once more by the state the timer found it in: `open` (no
-    /// duplicate ACK: the whole window was lost), `disorder` (duplicate ACKs but no fast
-    /// retransmit), `recovery`, and `loss` (after an earlier timeout, until the cumulative
-    /// ACK passes one past the highest segment sent at that timeout).
-    #[test]
-    fn timeouts_are_classified_by_the_state_at_expiry() {
-        let mut out = vec![];
-        // Segments 1..=11 outstanding (12 = one past the highest sent), no duplicate ACK.
-        let mut s = sender_with_flight_11(cfg(Variant::NewReno));
-        expire(&mut s, &mut out);
-        assert_eq!(timeouts_by_state(&s), [1, 0, 0, 0]);
-        // The timer's copy of segment 1 is lost as well.
-        let t = expire(&mut s, &mut out);
-        assert_eq!(timeouts_by_state(&s), [1, 0, 0, 1]);
-        // An ACK below 12 keeps the loss state; the next expiry is a loss timeout again.
-        s.on_ack(&ack(5), t + 100 * MS, &mut out);
-        let t = expire(&mut s, &mut out);
-        assert_eq!(timeouts_by_state(&s), [1, 0, 0, 2]);
-        // An ACK of everything outstanding at the timeouts ends it: open again.
-        s.on_ack(&ack(12), t + 100 * MS, &mut out);
-        assert!(s.rto_deadline.is_some(), "new data went out");
-        expire(&mut s, &mut out);
-        assert_eq!(timeouts_by_state(&s), [2, 0, 0, 2]);
-        assert_eq!(s.stats.timeouts, 4);
-
-        // One or two duplicate ACKs, no fast retransmit: disorder.
-        for dupacks in [1, 2] {
-            let mut s = sender_with_flight_11(cfg(Variant::NewReno));
-            for k in 0..dupacks {
-                s.on_ack(&ack(1), 200 * MS + k, &mut out);
-            }
-            expire(&mut s, &mut out);
-            assert_eq!(timeouts_by_state(&s), [0, 1, 0, 0], "{dupacks} dupacks");
-        }
-
-        // During fast recovery (the fast retransmission was lost): recovery, for every
-        // variant.
-        for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
-            let mut s = sender_with_flight_11(cfg(v));
-            for k in 0..3 {
-                let a = Ack {
-                    ack: 1,
-                    sack: [(2 + k, 3 + k), (0, 0), (0, 0)],
-                    nsack: 1,
-                    ..Default::default()
-                };
-                s.on_ack(&a, 200 * MS + k, &mut out);
-            }
-            assert!(s.in_recovery(), "{v:?}");
-            expire(&mut s, &mut out);
-            assert_eq!(timeouts_by_state(&s), [0, 0, 1, 0], "{v:?}");
-            assert_eq!(s.stats.timeouts, 1);
-        }
-    }
-
-    /// RFC 5681 §3.1: the first timeout sets ssthresh to half the window in flight
-    /// (min(FlightSize, cwnd) = 11 → 5.5); a timeout of the same, already resent segment
-    /// holds it instead of halving the restarted window of 1.
-    #[test]
-    fn repeated_timeout_of_one_segment_holds_ssthresh() {
-        let mut s = sender_with_flight_11(cfg(Variant::NewReno));
-        let mut out = vec![];
-        for _ in 0..3 {
-            let d = s.rto_deadline.unwrap();
-            s.on_timeout(d, &mut out);
-            assert_eq!((s.ssthresh, s.cwnd), (5.5, 1.0));
-        }
-        assert_eq!(s.stats.timeouts, 3);
-    }
-
-    /// RFC 6298 §5.5: each expiry doubles the RTO (ns-2: backoff up to 64), capped at
-    /// max_rto. Without an RTT sample the base RTO is initial_rto, so the deadlines after
-    /// start are 1, 1+2, 1+2+4, ... seconds.
-    #[test]
-    fn rto_backoff_doubles_up_to_max_rto() {
-        for (max_rto, gaps) in [
-            (10 * S, vec![1, 2, 4, 8, 10, 10, 10]),
-            (1000 * S, vec![1, 2, 4, 8, 16, 32, 64, 64, 64]),
-        ] {
-            let mut s = Sender::new(SenderConfig {
-                max_rto,
-                ..cfg(Variant::NewReno)
-            });
-            let mut out = vec![];
-            s.start(0, &mut out);
-            assert_eq!(seqs(&out), vec![0, 1]);
-            let mut now = 0;
-            for (k, gap) in gaps.iter().enumerate() {
-                let deadline = s.rto_deadline.expect("armed while data is outstanding");
-                assert_eq!(deadline - now, gap * S, "gap before expiry {}", k + 1);
-                // Early calls are ignored: the timer has not expired.
-                out.clear();
-                s.on_timeout(deadline - 1, &mut out);
-                assert!(out.is_empty());
-                assert_eq!(s.stats.timeouts, k as u64);
-                now = deadline;
-                s.on_timeout(now, &mut out);
-                assert_eq!(
-                    out,
-                    vec![Segment {
-                        seq: 0,
-                        retransmit: true,
-                        cwr: false
-                    }]
-                );
-                assert_eq!(s.stats.timeouts, k as u64 + 1);
-                // ssthresh = max(FlightSize/2, 2) with FlightSize = 2; cwnd = 1.
-                assert_eq!((s.cwnd, s.ssthresh), (1.0, 2.0));
-            }
-        }
-    }
-
-    /// A valid RTT sample (never from a retransmitted segment, Karn) ends the backoff.
-    #[test]
-    fn a_fresh_rtt_sample_ends_the_backoff() {
-        let mut s = Sender::new(cfg(Variant::NewReno));
-        let mut out = vec![];
-        s.start(0, &mut out);
-        for t in [S, 3 * S, 7 * S] {
-            s.on_timeout(t, &mut out);
-        }
-        assert_eq!(s.current_rto(), 8 * S);
-        // The ACK of the retransmitted segment 0 (and of the original 1) is no sample.
-        out.clear();
-        s.on_ack(&ack(2), 7 * S + 100 * MS, &mut out);
-        assert_eq!(s.stats.rtt_samples, 0);
-        assert_eq!(s.current_rto(), 8 * S);
-        assert_eq!(seqs(&out), vec![2, 3]);
-        // Segment 2 is new, hence timed: R = 100 ms, SRTT = R, RTTVAR = R/2,
-        // RTO = SRTT + max(G, 4 RTTVAR) = 300 ms, backoff back to 1.
-        s.on_ack(&ack(3), 7 * S + 200 * MS, &mut out);
-        assert_eq!(s.stats.rtt_samples, 1);
-        assert_eq!(s.current_rto(), 300 * MS);
-    }
-
-    /// RFC 3168 §6.1.2: on ECE, ssthresh = cwnd = max(FlightSize/2, 2), no retransmission,
-    /// no window increase for ACKs carrying ECE, CWR on the next new segment only, and at
-    /// most one reaction per window of data.
-    #[test]
-    fn ecn_echo_halves_once_per_window_and_sets_cwr_on_the_next_new_segment() {
-        let mut s = sender_with_flight_11(SenderConfig {
-            ecn: true,
-            ..cfg(Variant::NewReno)
-        });
-        let mut out = vec![];
-        s.on_ack(&ece(2), 200 * MS, &mut out);
-        assert_eq!(s.stats.ecn_reactions, 1);
-        assert_eq!((s.cwnd, s.ssthresh), (5.5, 5.5), "max(11/2, 2)");
-        assert!(out.is_empty(), "10 in flight > cwnd: nothing to send");
-        // More ECE ACKs from the same window (until the CWR reaches the receiver): no new
-        // reaction and no growth. FlightSize falls to 5 at ack 7; the first new segment
-        // goes out when ack 8 opens the window to 8 + 5 = 13.
-        for a in 3..=8 {
-            s.on_ack(&ece(a), 200 * MS + a * MS, &mut out);
-        }
-        assert_eq!(s.stats.ecn_reactions, 1);
-        assert_eq!((s.cwnd, s.ssthresh), (5.5, 5.5));
-        assert_eq!(
-            out,
-            vec![Segment {
-                seq: 12,
-                retransmit: false,
-                cwr: true
-            }]
-        );
-        // Without ECE the window grows again (congestion avoidance) and CWR is not repeated.
-        out.clear();
-        s.on_ack(&ack(9), 210 * MS, &mut out);
-        assert_eq!(s.cwnd, 5.5 + 1.0 / 5.5);
-        assert_eq!(seqs(&out), vec![13]);
-        assert!(!out[0].cwr);
-        assert_eq!(s.stats.retransmits, 0);
-        // A mark on data sent after the reaction (ack 13 > 12, the highest sent then) is a
-        // new window: a second reaction. FlightSize is taken when the ACK arrives, before
-        // it is applied: 14 - 9 = 5, so max(5/2, 2) = 2.5.
-        out.clear();
-        s.on_ack(&ece(13), 300 * MS, &mut out);
-        assert_eq!(s.stats.ecn_reactions, 2);
-        assert_eq!(s.stats.retransmits, 0);
-        assert_eq!((s.cwnd, s.ssthresh), (2.5, 2.5));
-        assert_eq!(seqs(&out), vec![14]);
-        assert!(out[0].cwr);
-        // FlightSize 2 (segments 0 and 1): the floor of 2 segments applies.
-        let mut s = Sender::new(SenderConfig {
-            ecn: true,
-            ..cfg(Variant::NewReno)
-        });
-        s.start(0, &mut out);
-        s.on_ack(&ece(1), 100 * MS, &mut out);
-        assert_eq!(s.stats.ecn_reactions, 1);
-        assert_eq!((s.cwnd, s.ssthresh), (2.0, 2.0));
-    }
-
-    /// A loss and a mark in the same window are one congestion event (RFC 3168 §6.1.2): after
-    /// a fast retransmit the sender sets CWR on its next new segment, and ECE for data sent
-    /// before the reduction does not halve again (here Reno, which leaves recovery on the
-    /// partial ACK while such ECE ACKs are still arriving).
-    #[test]
-    fn a_mark_in_the_window_of_a_fast_retransmit_is_not_a_second_reduction() {
-        let mut s = sender_with_flight_11(SenderConfig {
-            ecn: true,
-            ..cfg(Variant::Reno)
-        });
-        let mut out = vec![];
-        for k in 0..3 {
-            s.on_ack(&ack(1), 200 * MS + k, &mut out);
-        }
-        assert_eq!(s.stats.fast_recoveries, 1);
-        assert_eq!((s.ssthresh, s.cwnd), (5.5, 8.5));
-        assert_eq!(
-            out,
-            vec![Segment {
-                seq: 1,
-                retransmit: true,
-                cwr: false
-            }]
-        );
-        // Four more dupacks inflate cwnd to 12.5: segment 12 goes out, with CWR.
-        out.clear();
-        for k in 3..7 {
-            s.on_ack(&ece(1), 200 * MS + k, &mut out);
-        }
-        assert_eq!(
-            out,
-            vec![Segment {
-                seq: 12,
-                retransmit: false,
-                cwr: true
-            }]
-        );
-        // Partial ACK (Reno leaves recovery, cwnd = ssthresh), then more ECE for data of
-        // the same window: no ECN reaction.
-        s.on_ack(&ece(5), 300 * MS, &mut out);
-        s.on_ack(&ece(5), 301 * MS, &mut out);
-        s.on_ack(&ece(6), 302 * MS, &mut out);
-        assert_eq!(s.stats.ecn_reactions, 0);
-        assert_eq!(s.ssthresh, 5.5);
-    }
-
-    /// RFC 3168 §6.1.2: CWR follows any window reduction, a timeout included (ns-2 sets
-    /// `cong_action_` in `slowdown`); the go-back-N retransmissions do not carry it, the
-    /// first new segment does.
-    #[test]
-    fn a_timeout_sets_cwr_on_the_next_new_segment() {
-        let mut s = Sender::new(SenderConfig {
-            ecn: true,
-            ..cfg(Variant::NewReno)
-        });
-        let mut out = vec![];
-        s.start(0, &mut out);
-        out.clear();
-        s.on_timeout(S, &mut out);
-        assert_eq!(
-            out,
-            vec![Segment {
-                seq: 0,
-                retransmit: true,
-                cwr: false
-            }]
-        );
-        out.clear();
-        s.on_ack(&ack(1), S + 100 * MS, &mut out);
-        s.on_ack(&ack(2), S + 101 * MS, &mut out);
-        let flags: Vec<(u64, bool, bool)> =
-            out.iter().map(|s| (s.seq, s.retransmit, s.cwr)).collect();
-        assert_eq!(flags[0], (1, true, false));
-        assert_eq!(flags[1], (2, false, true));
-        assert!(flags[2..].iter().all(|f| !f.2), "{flags:?}");
-    }
-
-    /// RFC 6582 §3.2 step 1 ("Careful" variant, ns-2 `highest_ack_ > recover_`): after a
-    /// timeout, duplicate ACKs start a fast retransmit only if the cumulative ACK covers
-    /// data sent after the timeout. Go-back-N resends segments the receiver already holds,
-    /// whose duplicate ACKs acknowledge exactly what was sent before the timeout.
-    #[test]
-    fn dupacks_acking_exactly_the_data_sent_before_a_timeout_do_not_fast_retransmit() {
-        let mut s = Sender::new(SenderConfig {
-            initial_cwnd: 4.0,
-            ..cfg(Variant::NewReno)
-        });
-        let mut out = vec![];
-        s.start(0, &mut out);
-        s.on_timeout(S, &mut out);
-        assert_eq!(s.stats.timeouts, 1);
-        out.clear();
-        s.on_ack(&ack(4), S + 100 * MS, &mut out);
-        assert_eq!(seqs(&out), vec![4, 5]);
-        out.clear();
-        for k in 0..5 {
-            s.on_ack(&ack(4), S + 101 * MS + k, &mut out);
-        }
-        assert_eq!(s.stats.fast_recoveries, 0);
-        assert_eq!(s.stats.retransmits, 1);
-        // An ACK above the data of the timeout re-enables fast retransmit.
-        s.on_ack(&ack(5), S + 200 * MS, &mut out);
-        out.clear();
-        for k in 0..3 {
-            s.on_ack(&ack(5), S + 201 * MS + k, &mut out);
-        }
-        assert_eq!(s.stats.fast_recoveries, 1);
-        assert_eq!(
-            out[0],
-            Segment {
-                seq: 5,
-                retransmit: true,
-                cwr: false
-            }
-        );
-    }
-
-    /// The REM paper's wireless NewReno: a loss found by duplicate ACKs is retransmitted
-    /// without reducing ssthresh; standard TCP halves (max(FlightSize/2, 2)). A timeout
-    /// gets the normal response in both.
-    #[test]
-    fn retransmit_only_keeps_ssthresh_on_dupacks_but_not_on_timeouts() {
-        for (resp, ssthresh, after_timeout) in [
-            (DupackResponse::Halve, 5.5, 2.75),
-            (DupackResponse::RetransmitOnly, 11.0, 5.5),
-        ] {
-            let mut s = sender_with_flight_11(SenderConfig {
-                dupack_response: resp,
-                ecn: true,
-                ..cfg(Variant::NewReno)
-            });
-            let mut out = vec![];
-            for k in 0..3 {
-                s.on_ack(&ack(1), 200 * MS + k, &mut out);
-            }
-            assert_eq!(s.stats.fast_recoveries, 1, "{resp:?}");
-            assert!(out[0].retransmit && out[0].seq == 1);
-            assert_eq!((s.ssthresh, s.cwnd), (ssthresh, ssthresh + 3.0), "{resp:?}");
-            // The window (1 + cwnd) holds segments below 9 (halve) or 15 (retransmit
-            // only), so the latter sends 12, 13 and 14 as well.
-            let new: Vec<u64> = out[1..].iter().map(|s| s.seq).collect();
-            let expect: Vec<u64> = (12..(1 + ssthresh as u64 + 3)).collect();
-            assert_eq!(new, expect, "{resp:?}");
-            // Not a window reduction, so no CWR: marks in this window still get the ECN
-            // response once recovery is over.
-            assert!(out.iter().all(|s| !s.cwr));
-            let deadline = s.rto_deadline.unwrap();
-            s.on_timeout(deadline, &mut out);
-            // A timeout during recovery halves min(FlightSize, un-inflated window):
-            // FlightSize = 12 - 1 or 15 - 1, window = ssthresh = 5.5 or 11.
-            assert_eq!((s.ssthresh, s.cwnd), (after_timeout, 1.0), "{resp:?}");
-        }
-    }
-}
+#[path = "sender_tests.rs"]
+mod tests;

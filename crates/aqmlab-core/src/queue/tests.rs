@@ -1,0 +1,327 @@
+use super::*;
+use crate::aqm::DropTail;
+use crate::packet::Packet;
+
+use crate::aqm::Scripted;
+
+fn q_with(limit: Limit) -> OutputQueue {
+    OutputQueue::new(
+        limit,
+        1_000_000,
+        AnyAqm::DropTail(DropTail),
+        Rng::for_component(1, 0, "q"),
+    )
+}
+fn pkt(a: &mut PacketArena, size: u32, ecn: Ecn) -> u32 {
+    a.alloc(Packet {
+        size,
+        ecn,
+        ..Default::default()
+    })
+}
+
+#[test]
+fn packet_limit_counts_waiting_packets_only() {
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(3));
+    for _ in 0..3 {
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+    }
+    let i = pkt(&mut a, 100, Ecn::NotEct);
+    assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Overflow));
+    // One leaves for the wire: the buffer has room for exactly one more.
+    let mut d = vec![];
+    assert!(q.dequeue(&mut a, 1, &mut d).is_some());
+    let i = pkt(&mut a, 100, Ecn::NotEct);
+    assert_eq!(q.arrive(i, &mut a, 1), Admission::Enqueued);
+    assert_eq!(q.len_pkts(), 3);
+    q.finish(2);
+    q.check_conservation().unwrap();
+}
+
+/// The cumulative area survives the warm-up restart and counts the open interval:
+/// 2 packets for 1 s, then 1 packet for 2 s (restart in between), then 0.
+#[test]
+fn cumulative_area_is_exact_across_the_warmup_restart() {
+    let s = NS_PER_SEC;
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(10));
+    for _ in 0..2 {
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        q.arrive(i, &mut a, 0);
+    }
+    let mut d = vec![];
+    q.dequeue(&mut a, s, &mut d).unwrap();
+    assert_eq!(q.area_pkt_s(s), 2.0);
+    q.restart_measurement(2 * s);
+    assert_eq!(q.area_pkt_s(2 * s), 3.0);
+    assert_eq!(q.area_pkt_s(5 * s / 2), 3.5);
+    q.dequeue(&mut a, 3 * s, &mut d).unwrap();
+    assert_eq!(q.area_pkt_s(10 * s), 4.0);
+}
+
+#[test]
+fn byte_limit_accepts_exact_fit_and_drops_one_byte_more() {
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Bytes(1000));
+    let i = pkt(&mut a, 600, Ecn::NotEct);
+    assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+    let i = pkt(&mut a, 401, Ecn::NotEct);
+    assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Overflow));
+    let i = pkt(&mut a, 400, Ecn::NotEct);
+    assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+    assert_eq!(q.len_bytes(), 1000);
+    q.finish(1);
+    q.check_conservation().unwrap();
+}
+
+/// Fills a buffer with `fill` packets, then offers one `ecn` packet to an AQM that
+/// answers `v` on arrival.
+fn offer(v: Verdict, ecn: Ecn, limit: Limit, fill: u32) -> (Admission, Ecn, QueueCounters) {
+    let mut a = PacketArena::default();
+    let mut q = q_with(limit);
+    for _ in 0..fill {
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        q.arrive(i, &mut a, 0);
+    }
+    q.aqm = AnyAqm::Scripted(Scripted {
+        arrival: v,
+        departure: Verdict::Pass,
+        overflows: 0,
+    });
+    let i = pkt(&mut a, 100, ecn);
+    let adm = q.arrive(i, &mut a, 0);
+    q.check_conservation().unwrap();
+    (adm, a.get(i).ecn, q.counters)
+}
+
+#[test]
+fn full_buffer_drops_an_ect_packet_instead_of_marking_it() {
+    for limit in [Limit::Packets(2), Limit::Bytes(200)] {
+        let (adm, ecn, c) = offer(Verdict::Mark(Reason::Early), Ecn::Ect0, limit, 2);
+        assert_eq!(adm, Admission::Dropped(Reason::Overflow));
+        assert_eq!(ecn, Ecn::Ect0);
+        assert_eq!(c.total_marked(), 0);
+    }
+}
+
+#[test]
+fn overflow_is_reported_to_the_aqm() {
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(1));
+    q.aqm = AnyAqm::Scripted(Scripted {
+        arrival: Verdict::Pass,
+        departure: Verdict::Pass,
+        overflows: 0,
+    });
+    for _ in 0..3 {
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        q.arrive(i, &mut a, 0);
+    }
+    let AnyAqm::Scripted(s) = &q.aqm else {
+        unreachable!()
+    };
+    assert_eq!(s.overflows, 2);
+}
+
+#[test]
+fn mark_on_not_ect_becomes_a_drop_with_the_same_reason() {
+    for limit in [Limit::Packets(5), Limit::Bytes(5000)] {
+        let (adm, _, c) = offer(Verdict::Mark(Reason::Early), Ecn::NotEct, limit, 0);
+        assert_eq!(adm, Admission::Dropped(Reason::Early));
+        assert_eq!(c.dropped[Reason::Early as usize], 1);
+    }
+}
+
+/// Issue 11: RED with `ecn` and `mark_above_max_th`, avg far above max_th, through the
+/// queue: an ECT arrival is marked CE and enqueued (a forced mark), a Not-ECT one is
+/// force-dropped, and only a full buffer drops an ECT packet. Without the option the
+/// ECT arrival is force-dropped too.
+#[test]
+fn red_marking_above_max_th_drops_ect_packets_only_at_a_full_buffer() {
+    use crate::aqm::red::{CountRule, Red, RedConfig};
+    let red_queue = |mark_above_max_th: bool| {
+        let mut red = Red::new(
+            RedConfig {
+                min_th: 5.0,
+                max_th: 15.0,
+                max_p: 0.1,
+                w_q: Some(1e-9), // avg stays where it is set
+                gentle: true,
+                count_rule: CountRule::Ns2Wait,
+                byte_mode: false,
+                mean_pktsize: 1000,
+                ecn: true,
+                mark_above_max_th,
+                ns2_qlen_guard: false,
+            },
+            1_000_000,
+        );
+        red.est.avg = 100.0; // beyond 2·max_th: every arrival is signalled
+        let mut q = q_with(Limit::Packets(3));
+        q.aqm = AnyAqm::Red(red);
+        q
+    };
+    let mut a = PacketArena::default();
+    let mut q = red_queue(true);
+    for k in 0..3 {
+        let i = pkt(&mut a, 100, Ecn::Ect0);
+        assert_eq!(
+            q.arrive(i, &mut a, 0),
+            Admission::Enqueued,
+            "ECT arrival {k}"
+        );
+        assert_eq!(a.get(i).ecn, Ecn::Ce);
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Forced));
+    }
+    assert_eq!(q.counters.marked[Reason::Forced as usize], 3);
+    assert_eq!(q.counters.dropped[Reason::Forced as usize], 3);
+    // The buffer (3 packets) is full: the next ECT arrival overflows.
+    let i = pkt(&mut a, 100, Ecn::Ect0);
+    assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Overflow));
+    q.finish(1);
+    q.check_conservation().unwrap();
+    // Default (`mark_above_max_th = false`): the forced decision drops ECT packets too.
+    let mut q = red_queue(false);
+    let i = pkt(&mut a, 100, Ecn::Ect0);
+    assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Forced));
+    assert_eq!(q.counters.total_marked(), 0);
+}
+
+#[test]
+fn ce_packet_passes_a_marking_aqm_unchanged() {
+    for limit in [Limit::Packets(5), Limit::Bytes(5000)] {
+        let (adm, ecn, c) = offer(Verdict::Mark(Reason::Early), Ecn::Ce, limit, 0);
+        assert_eq!(adm, Admission::Enqueued);
+        assert_eq!(ecn, Ecn::Ce);
+        assert_eq!(c.total_marked(), 0);
+        assert_eq!(c.total_dropped(), 0);
+    }
+}
+
+#[test]
+fn ect_packet_is_marked_once_per_hop() {
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(5));
+    // Marks on arrival and again at departure: the second finds CE and changes nothing.
+    q.aqm = AnyAqm::Scripted(Scripted {
+        arrival: Verdict::Mark(Reason::Forced),
+        departure: Verdict::Mark(Reason::Dequeue),
+        overflows: 0,
+    });
+    let i = pkt(&mut a, 100, Ecn::Ect1);
+    assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+    assert_eq!(q.dequeue(&mut a, 5, &mut vec![]), Some(i));
+    assert_eq!(a.get(i).ecn, Ecn::Ce);
+    assert_eq!(q.counters.total_marked(), 1);
+    assert_eq!(q.counters.marked[Reason::Forced as usize], 1);
+    q.check_conservation().unwrap();
+}
+
+#[test]
+fn dequeue_drops_are_counted_after_enqueue() {
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(5));
+    q.aqm = AnyAqm::Scripted(Scripted {
+        arrival: Verdict::Pass,
+        departure: Verdict::Drop(Reason::Dequeue),
+        overflows: 0,
+    });
+    for _ in 0..3 {
+        let i = pkt(&mut a, 100, Ecn::NotEct);
+        q.arrive(i, &mut a, 0);
+    }
+    let mut dropped = vec![];
+    assert_eq!(q.dequeue(&mut a, 1, &mut dropped), None);
+    assert_eq!(dropped.len(), 3);
+    assert_eq!(q.counters.dropped_after_enqueue, 3);
+    q.check_conservation().unwrap();
+}
+
+fn coloured(a: &mut PacketArena, size: u32, colour: Colour) -> u32 {
+    let i = pkt(a, size, Ecn::NotEct);
+    a.get_mut(i).colour = colour;
+    i
+}
+
+/// Each drop precedence keeps its own backlog (what an AQM sees) and counters, through
+/// enqueue, an overflow, an AQM drop at arrival, a mark and a drop at dequeue.
+#[test]
+fn each_precedence_keeps_its_backlog_and_counters() {
+    use Colour::{Green, Red, Yellow};
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(3));
+    for (size, c) in [(100, Green), (200, Yellow), (300, Red)] {
+        let i = coloured(&mut a, size, c);
+        if c == Yellow {
+            a.get_mut(i).ecn = Ecn::Ect0;
+        }
+        assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
+    }
+    let v = q.view();
+    let b = |pkts, bytes| Backlog { pkts, bytes };
+    assert_eq!(v.by_colour(), [b(1, 100), b(1, 200), b(1, 300)]);
+    assert_eq!((v.len_pkts, v.len_bytes), (3, 600));
+    assert_eq!(v.upstream, Backlog::default());
+    let i = coloured(&mut a, 200, Yellow);
+    assert_eq!(q.arrive(i, &mut a, 0), Admission::Dropped(Reason::Overflow));
+    a.free(i);
+    let mut d = vec![];
+    let out = q.dequeue(&mut a, 1, &mut d).unwrap();
+    assert_eq!(a.get(out).colour, Green);
+    a.free(out);
+    assert_eq!(q.backlog(Green), b(0, 0));
+    // The AQM now drops red arrivals and marks on departure; ECT yellow is marked.
+    q.aqm = AnyAqm::Scripted(Scripted {
+        arrival: Verdict::Drop(Reason::Early),
+        departure: Verdict::Mark(Reason::Dequeue),
+        overflows: 0,
+    });
+    let i = coloured(&mut a, 300, Red);
+    assert_eq!(q.arrive(i, &mut a, 2), Admission::Dropped(Reason::Early));
+    a.free(i);
+    let out = q.dequeue(&mut a, 3, &mut d).unwrap();
+    assert_eq!(a.get(out).ecn, Ecn::Ce);
+    // The red one waiting is Not-ECT: its mark at dequeue is a drop.
+    assert_eq!(q.dequeue(&mut a, 4, &mut d), None);
+    assert_eq!(d.len(), 1);
+    let k = &q.counters.by_colour();
+    assert_eq!([k[0].arrivals, k[1].arrivals, k[2].arrivals], [1, 2, 2]);
+    assert_eq!([k[0].dequeued, k[1].dequeued, k[2].dequeued], [1, 1, 0]);
+    assert_eq!(k[1].dropped[Reason::Overflow as usize], 1);
+    assert_eq!(k[1].marked[Reason::Dequeue as usize], 1);
+    assert_eq!(k[2].dropped[Reason::Early as usize], 1);
+    assert_eq!(k[2].dropped[Reason::Dequeue as usize], 1);
+    assert_eq!(k[2].dropped_after_enqueue, 1);
+    assert_eq!(k[1].arrival_bytes, 400);
+    assert_eq!(q.view().by_colour(), [Backlog::default(); NUM_COLOURS]);
+    q.check_conservation().unwrap();
+    // A warm-up copy subtracts colour by colour.
+    let later = q.counters.minus(&q.counters);
+    assert_eq!(later.by_colour(), [ColourCounters::default(); NUM_COLOURS]);
+}
+
+#[test]
+fn conservation_check_catches_a_broken_colour_counter() {
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(5));
+    let i = coloured(&mut a, 100, Colour::Yellow);
+    q.arrive(i, &mut a, 0);
+    q.counters.not_green[1].enqueued -= 1;
+    assert!(q.check_conservation().unwrap_err().starts_with("colour 1"));
+}
+
+#[test]
+fn conservation_check_catches_a_broken_counter() {
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(5));
+    let i = pkt(&mut a, 100, Ecn::NotEct);
+    q.arrive(i, &mut a, 0);
+    q.counters.enqueued += 1;
+    assert!(q
+        .check_conservation()
+        .unwrap_err()
+        .contains("arrivals 1 != enqueued 2"));
+}

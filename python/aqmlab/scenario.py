@@ -184,6 +184,95 @@ def blue(
     )
 
 
+def rio_level(
+    min_th: float, max_th: float, *, max_p: float | None = None, w_q: float | str | None = None
+) -> dict[str, Any]:
+    """One drop precedence of :func:`rio` (packets; ``w_q`` overrides the shared weight)."""
+    return _opt({"min_th": min_th, "max_th": max_th}, max_p=max_p, w_q=w_q)
+
+
+def rio(
+    *levels: Mapping[str, Any],
+    mode: str | None = None,
+    w_q: float | str | None = None,
+    gentle: bool | None = None,
+    count_rule: str | None = None,
+    mark_above_max_th: bool | None = None,
+    idle_start: str | None = None,
+    total_avg_on_in_only: bool | None = None,
+    ns2_qlen_guard: bool | None = None,
+    byte_mode: bool | None = None,
+    mean_pktsize: int | str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    """RIO / RIO-C / RIO-D / WRED (docs/aqm/rio.md): one RED per drop precedence, the
+    levels (:func:`rio_level`) green/IN first; ``mode`` "rio_c" (default; two levels =
+    Clark & Fang's RIO), "rio_d" or "wred". Defaults: ns-2 Queue/RED/RIO's two levels,
+    w_q 0.002, count_rule "dsred", mark_above_max_th true, idle_start "departure"."""
+    return _opt(
+        {"type": "rio"},
+        mode=mode,
+        levels=[dict(lv) for lv in levels] or None,
+        w_q=w_q,
+        gentle=gentle,
+        count_rule=count_rule,
+        mark_above_max_th=mark_above_max_th,
+        idle_start=idle_start,
+        total_avg_on_in_only=total_avg_on_in_only,
+        ns2_qlen_guard=ns2_qlen_guard,
+        byte_mode=byte_mode,
+        mean_pktsize=mean_pktsize,
+        ecn=ecn,
+    )
+
+
+def bio_level(
+    max_th: float,
+    *,
+    d1: float | None = None,
+    d2: float | None = None,
+    freeze_inc: str | None = None,
+    freeze_dec: str | None = None,
+    freeze_time: str | None = None,
+    min_th: float | None = None,
+) -> dict[str, Any]:
+    """One drop precedence of :func:`bio`: BLUE steps ``d1`` (up) and ``d2`` (down), their
+    freeze times (or one shared ``freeze_time``), ``max_th`` and, for T variants,
+    ``min_th`` (packets). Defaults: d1 0.0025, d2 0.00025, freezes "100ms"."""
+    return _opt(
+        {"max_th": max_th},
+        d1=d1,
+        d2=d2,
+        freeze_inc=freeze_inc,
+        freeze_dec=freeze_dec,
+        freeze_time=freeze_time,
+        min_th=min_th,
+    )
+
+
+def bio(
+    *levels: Mapping[str, Any],
+    variant: str | None = None,
+    idle_catchup: bool | None = None,
+    byte_mode: bool | None = None,
+    mean_pktsize: int | str | None = None,
+    ecn: bool | None = None,
+) -> dict[str, Any]:
+    """BIO, BLUE with In and Out (docs/aqm/bio.md): one BLUE probability per drop
+    precedence, the levels (:func:`bio_level`) green/IN first; ``variant`` three letters,
+    Decrement S/A, Increment S/A, Mark T/I (default "AAI", the paper's)."""
+    if not levels:
+        raise TypeError("bio() needs at least one level (bio_level(max_th, ...))")
+    return _opt(
+        {"type": "bio", "levels": [dict(lv) for lv in levels]},
+        variant=variant,
+        idle_catchup=idle_catchup,
+        byte_mode=byte_mode,
+        mean_pktsize=mean_pktsize,
+        ecn=ecn,
+    )
+
+
 def sfb(
     *,
     levels: int | None = None,
@@ -685,6 +774,8 @@ __all__ = [
     "ared",
     "as_toml",
     "bernoulli",
+    "bio",
+    "bio_level",
     "blue",
     "cbr",
     "codel",
@@ -706,6 +797,8 @@ __all__ = [
     "read_toml",
     "red",
     "rem",
+    "rio",
+    "rio_level",
     "router",
     "scenario",
     "sfb",

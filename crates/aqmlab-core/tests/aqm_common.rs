@@ -69,6 +69,16 @@ const AQMS: &[(&str, &str, &str)] = &[
         r#"{ type = "pie", byte_mode = true }"#,
     ),
     (
+        "rio",
+        r#"{ type = "rio" }"#,
+        r#"{ type = "rio", byte_mode = true, mean_pktsize = 1000 }"#,
+    ),
+    (
+        "bio",
+        r#"{ type = "bio", levels = [{ max_th = 100 }, { max_th = 50 }] }"#,
+        r#"{ type = "bio", levels = [{ max_th = 100 }, { max_th = 50 }], byte_mode = true }"#,
+    ),
+    (
         "fq_codel",
         r#"{ type = "fq_codel" }"#,
         r#"{ type = "fq_codel" }"#,
@@ -149,8 +159,9 @@ fn unresponsive_overload_loses_the_excess_whatever_the_aqm_in_both_modes() {
                 "{name} {mode}: loss fraction {frac}"
             );
             for s in r.timeseries.series.iter().filter(|s| s.queue == "r->b") {
+                // Per-level metrics (RIO's p_b0, BIO's p_m1) end in their level.
                 let is_prob = matches!(
-                    s.metric.as_str(),
+                    s.metric.trim_end_matches(|c: char| c.is_ascii_digit()),
                     "p" | "p_b" | "p_a" | "prob" | "max_p" | "p_m" | "p_min" | "p_max"
                 );
                 if is_prob {

@@ -105,7 +105,8 @@ const KEYS: &[&str] = &[
     "size_dist", "on_time", "off_time", "period_dist", "shape", "colour", "", "a b", "type ",
     "d1", "d2", "freeze_time", "idle_catchup", "increase_threshold", "byte_mode", "levels",
     "bins", "bin_size", "max", "increment", "decrement", "penalty_rate", "penalty_burst",
-    "rehash_interval", "warmup_time",
+    "rehash_interval", "warmup_time", "mode", "min_th", "max_th", "max_p", "w_q", "variant",
+    "freeze_inc", "freeze_dec", "idle_start", "total_avg_on_in_only",
 ];
 
 /// Values of every `type` tag and enum, and some that are not.
@@ -113,7 +114,7 @@ const KEYS: &[&str] = &[
 const TAGS: &[&str] = &[
     "host", "router", "cbr", "poisson", "onoff", "droptail", "bernoulli", "gilbert_elliott",
     "fixed", "exponential", "pareto", "red", "tcp", "switch", "", "Host", "h1", "r1", "h2",
-    "blue", "sfb",
+    "blue", "sfb", "rio", "bio", "rio_c", "rio_d", "wred", "AAI", "SST", "dsred",
 ];
 
 /// The number part of unit-like strings.

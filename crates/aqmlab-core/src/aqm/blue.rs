@@ -266,15 +266,15 @@ pub struct BlueSpec {
 }
 }
 
-fn default_blue_d1() -> f64 {
+pub(crate) fn default_blue_d1() -> f64 {
     0.0025
 }
 
-fn default_blue_d2() -> f64 {
+pub(crate) fn default_blue_d2() -> f64 {
     0.00025
 }
 
-fn default_blue_freeze() -> Duration {
+pub(crate) fn default_blue_freeze() -> Duration {
     Duration(100_000_000)
 }
 

@@ -83,6 +83,7 @@ macro_rules! periodic_max_p_controller {
 }
 
 pub mod ared;
+pub mod bio;
 pub mod blue;
 pub mod codel;
 pub mod droptail;
@@ -93,6 +94,7 @@ pub mod pie;
 pub mod psand;
 pub mod red;
 pub mod rem;
+pub mod rio;
 pub mod sfb;
 
 use crate::check::{inner, tagged_table, Problems};
@@ -103,6 +105,7 @@ use crate::units::{Bytes, Time};
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use ared::{Ared, AredSpec};
+pub use bio::{Bio, BioSpec};
 pub use blue::{Blue, BlueSpec};
 pub use codel::{Codel, CodelSpec};
 pub use droptail::{DropTail, DropTailSpec};
@@ -113,6 +116,7 @@ pub use pie::{Pie, PieSpec};
 pub use psand::{Psand, PsandSpec};
 pub use red::{Red, RedSpec};
 pub use rem::{Rem, RemSpec};
+pub use rio::{Rio, RioSpec};
 pub use sfb::{Sfb, SfbSpec};
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
@@ -189,6 +193,14 @@ pub struct Backlog {
 /// Drop precedences a queue keeps apart: the colours of `crate::packet::Colour`, green
 /// (IN, lowest drop precedence), yellow, red.
 pub const NUM_COLOURS: usize = 3;
+
+/// The drop precedence level of a colour in an AQM with `levels` levels (RIO, WRED, BIO):
+/// green 0, yellow 1, red 2 with three; green 0 (IN), yellow and red 1 (OUT) with two,
+/// RFC 2597 §3's rule for a node that supports two drop precedences; all 0 with one.
+#[inline]
+pub fn drop_level(c: Colour, levels: usize) -> usize {
+    (c as usize).min(levels - 1)
+}
 
 /// What an AQM may read of its port. Lengths exclude the packet being transmitted
 /// (see `crate::queue` for the buffer convention).
@@ -421,6 +433,8 @@ registry! {
         "sfb" => Sfb(SfbSpec, Sfb),
         "codel" => Codel(CodelSpec, Codel),
         "pie" => Pie(PieSpec, Pie),
+        "rio" => Rio(RioSpec, Rio),
+        "bio" => Bio(BioSpec, Bio),
     }
     flow_queue {
         "fq_codel" => FqCodel(FqCodelSpec),

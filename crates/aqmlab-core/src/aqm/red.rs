@@ -10,8 +10,10 @@
 //! - `count_rule`: how the final probability p_a spaces marks (validation.md table):
 //!   `uniform` (paper / Linux: gaps uniform on 1..1/p_b, marked fraction 2p_b/(1+p_b)),
 //!   `ns2` (ns-2 with `wait_ false`: 2p_b), `ns2_wait` (ns-2 default `wait_ true`:
-//!   2p_b/(3 − p_b)), `independent` (p_a = p_b). Default `ns2_wait`, because the seed papers
-//!   ran ns-2 with its defaults.
+//!   2p_b/(3 − p_b)), `independent` (p_a = p_b), `dsred` (ns-2 DiffServ `dsredq.cc`: count
+//!   incremented before use, so the first arrival in the region has p_a = p_b and the one
+//!   after a mark p_b/(1 − p_b)). Default `ns2_wait`,
+//!   because the seed papers ran ns-2 with its defaults.
 //! - The idle decay uses the paper's exponent m (ns-2 uses m + 1); m = idle time × link
 //!   packet rate at `mean_pktsize`, as ns-2 (`ptc`), rounded down.
 //! - The first arrival after avg crosses min_th is never dropped in the ns-2 rules (ns-2's
@@ -41,6 +43,7 @@ pub enum CountRule {
     Ns2,
     Ns2Wait,
     Independent,
+    Dsred,
 }
 
 #[derive(Clone, Debug)]
@@ -241,6 +244,15 @@ impl RedAvg {
         self.idle_since = Some(decayed_to);
     }
 
+    /// Ends an idle period at `now` for an average this arrival does not update (a
+    /// composite's other classes, RIO's `link_idle`): the decay for the whole packet times
+    /// elapsed, and the idle clock stops.
+    pub fn end_idle(&mut self, p: &RedParams, now: Time) {
+        if let Some(since) = self.idle_since.take() {
+            self.avg *= libm::pow(1.0 - p.w_q, p.idle_packets(since, now));
+        }
+    }
+
     /// ∫ avg dt over [from, to], in avg·seconds, when avg last changed at or before `from`
     /// and does not change before `to`: held until the idle period (if any) starts, then
     /// decaying as (1 − w_q)^(ptc·t), the continuous form of the idle decay (`update`
@@ -287,7 +299,8 @@ impl RedMarker {
     /// The spacing rule: p_a from p_b and the count (validation.md, "RED details").
     fn p_a(&self, p: &RedParams, p_b: f64, size: u32) -> f64 {
         let cfg = &p.cfg;
-        let count = if cfg.byte_mode && cfg.count_rule != CountRule::Uniform {
+        let by_bytes = !matches!(cfg.count_rule, CountRule::Uniform | CountRule::Dsred);
+        let count = if cfg.byte_mode && by_bytes {
             (self.count_bytes / cfg.mean_pktsize as u64) as f64
         } else {
             self.count as f64
@@ -295,7 +308,7 @@ impl RedMarker {
         let cp = count * p_b;
         let mut p_a = match cfg.count_rule {
             CountRule::Independent => p_b,
-            CountRule::Uniform | CountRule::Ns2 => {
+            CountRule::Uniform | CountRule::Ns2 | CountRule::Dsred => {
                 if cp < 1.0 {
                     p_b / (1.0 - cp)
                 } else {
@@ -351,6 +364,11 @@ impl RedMarker {
                     self.count = 0;
                     self.count_bytes = 0;
                 }
+            }
+            CountRule::Dsred => {
+                // `dsredq.cc`: count++ before p_a, from −1 below min_th or 0 after a mark.
+                self.count += 1;
+                self.count_bytes += size as u64;
             }
             _ => {
                 if first {
@@ -757,6 +775,8 @@ mod tests {
                 (|p: f64| 2.0 * p / (1.0 + p)) as fn(f64) -> f64,
             ),
             (CountRule::Ns2, |p| 2.0 * p),
+            // dsRED: P(gap > n) = (1 − (n+1)p_b)/(1 − p_b), a uniform gap on 1..1/p_b − 1.
+            (CountRule::Dsred, |p| 2.0 * p),
             (CountRule::Ns2Wait, |p| 2.0 * p / (3.0 - p)),
             (CountRule::Independent, |p| p),
         ] {

@@ -82,6 +82,7 @@ def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
                 "kcur_fig3.png",
             ],
         ),
+        ("bio", 20, ["fig4.png", "fig2_3.png"]),
     ],
 )
 def test_paper_reproductions_run_end_to_end_at_quick_size(
@@ -113,6 +114,11 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
         # Wired DropTail replications differ by their drawn start times: no zero interval.
         droptail = [line for line in md.splitlines() if line.startswith("| DropTail |")]
         assert len(droptail) == 4 and not any("± 0 |" in line for line in droptail)
+    elif name == "bio":
+        # Every BIO claim rests on the 100-470 s window: judged at full size only.
+        assert "| needs full size |" in rows["fig4 BIO has the smallest even-odd gap"]
+        assert "Tolerances, fixed before the first run" in md
+        assert "| BIO-AAI no ECN |" in md  # beyond the paper: its Section 5 question
     else:
         assert "| needs full size |" in rows["fig5a variance"]
         # Fig. 3 is judged on 20 replications at full size; quick size has 5 (TOLERANCES).

@@ -79,9 +79,9 @@ CHOICES = [
     "RIO-C, count rule ns2_wait, the link's idle clock, the one-packet guard, ECN marks only "
     "below max_th and forced drops above it, not gentle, and its known bug: the total "
     "average that OUT packets use is updated on IN arrivals only), one (w_q, max_p) for "
-    "both levels as Table 1 lists one. Measured before adopting it: replication 0 with "
-    "the bug differs from the five-replication means without it by at most 0.004 in loss "
-    "and 1.5 packets in queue (rows w_q 0.0001/max_p 0.1 and both max_p 1.0 rows).",
+    "both levels as Table 1 lists one. (A first full run used aqmlab's RIO defaults, the "
+    "ns-2 DiffServ semantics, instead; the paper ran ns-2's RIO, so the recipe is the run "
+    "of record. With the defaults the two max_p = 1.0 rows held 80 packets with no loss.)",
     "BIO: freeze times as given, max_th_in = qlim, max_th_out = qlim/2; the T variants "
     "(beyond the paper) use RIO's min_th_in = qlim/2 and min_th_out = qlim/6 as their "
     "lower thresholds.",

@@ -59,6 +59,9 @@ def test_a_sweep_reports_aggregate_metrics_with_intervals():
     cols = set(res.runs.columns)
     assert "aggregate:e1/net0:red_pkts" in cols
     assert "aggregate:e1/net1:jain_index" in cols
+    # Per-colour queue counters reach sweeps too (drops and marks by reason per colour).
+    assert "queue_colour:e1->c/red:arrivals" in cols
+    assert "queue_colour:e1->c/yellow:dropped_overflow" in cols
     # TSWTCM draws colours at random: the two replications differ.
     reds = res.runs["aggregate:e1/net0:red_pkts"].tolist()
     assert reds[0] != reds[1]

@@ -153,6 +153,16 @@ class Results:
         ]
         sim = self.scenario["simulation"]
         extra: dict[str, Any] = {}
+        if "queue_colours" in self.tables:
+            # Per drop precedence at each queue ("queue/colour"): sweeps flatten these as
+            # queue_colour:<queue>/<colour>:<column>.
+            extra["queue_colours"] = [
+                {
+                    "name": f"{row['queue']}/{row['colour']}",
+                    **{k: _json_value(v) for k, v in row.items() if k not in ("queue", "colour")},
+                }
+                for row in self.tables["queue_colours"].to_dict("records")
+            ]
         if "aggregates" in self.tables:
             # One row per (edge conditioner, class), named "node/class" ("node[input]/class"
             # for a conditioner of one input): sweeps flatten these like queues and flows.

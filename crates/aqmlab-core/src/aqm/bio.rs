@@ -450,7 +450,7 @@ impl Aqm for Bio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{Backlog, Limit};
+    use crate::aqm::test_support::{self, pkt};
     use crate::packet::Colour::{Green, Red};
 
     const MS: Time = 1_000_000;
@@ -484,25 +484,7 @@ mod tests {
 
     /// (green, red) packets waiting.
     fn view(g: u32, r: u32) -> QueueView {
-        let mut v = QueueView::new(
-            g + r,
-            (g + r) as u64 * 1000,
-            Limit::Packets(1000),
-            10_000_000,
-        );
-        v.not_green[2] = Backlog {
-            pkts: r,
-            bytes: r as u64 * 1000,
-        };
-        v
-    }
-
-    fn pkt(colour: Colour) -> Packet {
-        Packet {
-            size: 1000,
-            colour,
-            ..Default::default()
-        }
+        test_support::view([g, 0, r])
     }
 
     #[test]

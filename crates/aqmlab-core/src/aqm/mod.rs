@@ -468,3 +468,32 @@ pub enum Limit {
     Packets(u32),
     Bytes(u64),
 }
+
+/// Queue states and packets for the multi-precedence AQMs' unit tests (RIO, BIO).
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{Backlog, Limit, QueueView};
+    use crate::packet::{Colour, Packet};
+
+    /// A 10 Mb/s port of 1000 packets holding `[green, yellow, red]` 1000-byte packets.
+    pub fn view([g, y, r]: [u32; 3]) -> QueueView {
+        let n = g + y + r;
+        let mut v = QueueView::new(n, n as u64 * 1000, Limit::Packets(1000), 10_000_000);
+        for (c, k) in [(1, y), (2, r)] {
+            v.not_green[c] = Backlog {
+                pkts: k,
+                bytes: k as u64 * 1000,
+            };
+        }
+        v
+    }
+
+    /// A 1000-byte packet of one colour.
+    pub fn pkt(colour: Colour) -> Packet {
+        Packet {
+            size: 1000,
+            colour,
+            ..Default::default()
+        }
+    }
+}

@@ -611,6 +611,16 @@ pub enum Weight {
     Value(f64),
 }
 
+impl Weight {
+    /// The number, or None for "auto" (resolved by `Red::new`, which knows the link).
+    pub fn value(self) -> Option<f64> {
+        match self {
+            Weight::Auto => None,
+            Weight::Value(w) => Some(w),
+        }
+    }
+}
+
 impl Serialize for Weight {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -716,10 +726,7 @@ impl RedSpec {
             min_th: self.min_th,
             max_th: self.max_th,
             max_p: self.max_p,
-            w_q: match self.w_q {
-                Weight::Auto => None,
-                Weight::Value(w) => Some(w),
-            },
+            w_q: self.w_q.value(),
             gentle: self.gentle,
             count_rule: self.count_rule,
             byte_mode: self.byte_mode,

@@ -228,10 +228,7 @@ impl RioSpec {
             min_th: l.min_th,
             max_th: l.max_th,
             max_p: l.max_p,
-            w_q: match l.w_q.unwrap_or(self.w_q) {
-                Weight::Auto => None,
-                Weight::Value(w) => Some(w),
-            },
+            w_q: l.w_q.unwrap_or(self.w_q).value(),
             gentle: self.gentle,
             count_rule: self.count_rule,
             byte_mode: self.byte_mode,
@@ -424,7 +421,8 @@ impl Aqm for Rio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{Backlog, Limit, Reason};
+    use crate::aqm::test_support::{pkt, view};
+    use crate::aqm::Reason;
     use crate::packet::Colour::{self, Green, Red, Yellow};
 
     fn spec(mode: RioMode, levels: &[(f64, f64, f64)], w_q: f64) -> RioSpec {
@@ -448,29 +446,6 @@ mod tests {
             limit_pkts: Some(1000),
             limit_bytes: None,
             link_bps: 10_000_000,
-        }
-    }
-
-    /// A port with (green, yellow, red) packets of 1000 bytes waiting.
-    fn view([g, y, r]: [u32; 3]) -> QueueView {
-        let n = g + y + r;
-        let mut v = QueueView::new(n, n as u64 * 1000, Limit::Packets(1000), 10_000_000);
-        v.not_green[1] = Backlog {
-            pkts: y,
-            bytes: y as u64 * 1000,
-        };
-        v.not_green[2] = Backlog {
-            pkts: r,
-            bytes: r as u64 * 1000,
-        };
-        v
-    }
-
-    fn pkt(colour: Colour) -> Packet {
-        Packet {
-            size: 1000,
-            colour,
-            ..Default::default()
         }
     }
 

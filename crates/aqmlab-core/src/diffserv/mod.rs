@@ -29,7 +29,7 @@ pub mod tsw;
 use crate::check::{inner, tagged_table, Problems};
 use crate::packet::Colour;
 use crate::rng::Rng;
-use crate::units::{Bytes, Time};
+use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use conditioner::{Conditioner, ConditionerSpec};
@@ -212,6 +212,20 @@ meters! {
 pub(crate) fn positive_rate(p: &mut Problems, path: String, r: crate::units::Rate) {
     if r.0 == 0 {
         p.err(path, "\"0bps\"", "must be > 0");
+    }
+}
+
+/// A peak rate below the committed one (`rule` names the RFC's wording).
+pub(crate) fn pir_at_least_cir(p: &mut Problems, a: &str, cir: Rate, pir: Rate, rule: &str) {
+    if pir.0 < cir.0 {
+        p.err(
+            format!("{a}.pir"),
+            format!("\"{}\"", crate::units::format_rate(pir.0)),
+            format!(
+                "must be >= cir = \"{}\" ({rule})",
+                crate::units::format_rate(cir.0)
+            ),
+        );
     }
 }
 

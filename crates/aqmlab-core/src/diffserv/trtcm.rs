@@ -6,7 +6,7 @@
 //! Tp −= B; else green, Tp −= B and Tc −= B. Colour-aware (§3) adds: a pre-red packet is
 //! red, a pre-yellow packet is at most yellow. The RFC requires PIR ≥ CIR.
 
-use super::{bucket_size, positive_rate, Bucket, Meter};
+use super::{bucket_size, pir_at_least_cir, positive_rate, Bucket, Meter};
 use crate::check::Problems;
 use crate::packet::Colour;
 use crate::rng::Rng;
@@ -42,16 +42,7 @@ pub struct Trtcm {
 impl TrtcmSpec {
     pub fn validate(&self, a: &str, p: &mut Problems) {
         positive_rate(p, format!("{a}.cir"), self.cir);
-        if self.pir.0 < self.cir.0 {
-            p.err(
-                format!("{a}.pir"),
-                format!("\"{}\"", crate::units::format_rate(self.pir.0)),
-                format!(
-                    "must be >= cir = \"{}\" (RFC 2698 §2: PIR >= CIR)",
-                    crate::units::format_rate(self.cir.0)
-                ),
-            );
-        }
+        pir_at_least_cir(p, a, self.cir, self.pir, "RFC 2698 §2: PIR >= CIR");
         bucket_size(p, format!("{a}.cbs"), self.cbs, false);
         bucket_size(p, format!("{a}.pbs"), self.pbs, false);
     }

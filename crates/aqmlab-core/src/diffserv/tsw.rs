@@ -19,7 +19,7 @@
 //! Both are colour-blind: RFC 2859 defines no colour-aware mode. Clark & Fang's TCP
 //! variant that tags only above ~1.33× the target is not in ns-2 and not here.
 
-use super::{positive_rate, Meter};
+use super::{pir_at_least_cir, positive_rate, Meter};
 use crate::check::Problems;
 use crate::packet::Colour;
 use crate::rng::Rng;
@@ -104,16 +104,7 @@ impl Tsw2cmSpec {
 impl TswtcmSpec {
     pub fn validate(&self, a: &str, p: &mut Problems) {
         positive_rate(p, format!("{a}.cir"), self.cir);
-        if self.pir.0 < self.cir.0 {
-            p.err(
-                format!("{a}.pir"),
-                format!("\"{}\"", crate::units::format_rate(self.pir.0)),
-                format!(
-                    "must be >= cir = \"{}\" (RFC 2859: PTR >= CTR)",
-                    crate::units::format_rate(self.cir.0)
-                ),
-            );
-        }
+        pir_at_least_cir(p, a, self.cir, self.pir, "RFC 2859: PTR >= CTR");
         check_window(p, a, self.window);
     }
     pub fn build(&self) -> Tswtcm {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from aqmlab.reproduce import Claim, fmt, judge
+from aqmlab.reproduce import Claim, at_least, at_most, fmt, judge
 
 FULL = (
     "the paper measures 100-470 s of a 500 s run; quick runs measure 30-60 s with starts "
@@ -110,13 +110,8 @@ def claims(table: pd.DataFrame, ratios: pd.DataFrame, table1, bio_table1, *, qui
             "t1 BIO loss far below every RIO",
             TOLERANCES["loss far below"][0],
             float(hi_bio),
-            lambda v: judge(
-                v <= 0.1 * lo_rio,
-                value=f"BIO upper {fmt(v)} vs smallest RIO lower {fmt(lo_rio)}",
-                needs=f"≤ {fmt(0.1 * lo_rio)}",
-                holds=f"{fmt(v)} ≤ {fmt(0.1 * lo_rio)}",
-            ),
-            unit="loss rate (BIO CI upper end)",
+            at_most(0.1 * lo_rio),
+            unit=f"loss rate (BIO CI upper end; smallest RIO CI lower end {fmt(lo_rio)})",
             needs_full_size=need,
         )
     )
@@ -143,12 +138,7 @@ def claims(table: pd.DataFrame, ratios: pd.DataFrame, table1, bio_table1, *, qui
             "t1 loss BIO-AAI",
             TOLERANCES["table 1 loss (BIO)"][0],
             float(bio["loss"]),
-            lambda v: judge(
-                v <= 2 * bio_table1[1],
-                value=fmt(v),
-                needs=f"≤ {fmt(2 * bio_table1[1])}",
-                holds=f"{fmt(v)} ≤ {fmt(2 * bio_table1[1])}",
-            ),
+            at_most(2 * bio_table1[1]),
             unit="loss rate",
             needs_full_size=need,
         )
@@ -179,13 +169,8 @@ def claims(table: pd.DataFrame, ratios: pd.DataFrame, table1, bio_table1, *, qui
             "t1 BIO queue well below RIO",
             TOLERANCES["queue well below"][0],
             float(bio["avg_queue"]),
-            lambda v: judge(
-                v <= 0.6 * min_rio_q,
-                value=f"{fmt(v)} vs smallest RIO {fmt(min_rio_q)}",
-                needs=f"≤ 0.6 × {fmt(min_rio_q)} = {fmt(0.6 * min_rio_q)}",
-                holds=f"{fmt(v)} ≤ {fmt(0.6 * min_rio_q)}",
-            ),
-            unit="packets",
+            at_most(0.6 * min_rio_q),
+            unit=f"packets (0.6 × the smallest RIO mean, {fmt(min_rio_q)})",
             needs_full_size=need,
         )
     )
@@ -211,12 +196,7 @@ def claims(table: pd.DataFrame, ratios: pd.DataFrame, table1, bio_table1, *, qui
             "t1 goodput ≥ 99% of 33 Mb/s",
             TOLERANCES["goodput"][0],
             min(gp),
-            lambda v: judge(
-                v >= 0.99 * 33,
-                value=f"lowest {fmt(v)}",
-                needs="≥ 32.67",
-                holds=f"lowest {fmt(v)} ≥ 32.67",
-            ),
+            at_least(0.99 * 33),
             unit="Mb/s (lowest of the six)",
             needs_full_size=need,
         )
@@ -227,13 +207,8 @@ def claims(table: pd.DataFrame, ratios: pd.DataFrame, table1, bio_table1, *, qui
             "t1 BIO goodput close to RIO's",
             TOLERANCES["goodput close"][0],
             float(bio["goodput_mbps"]),
-            lambda v: judge(
-                v >= 0.97 * best_rio,
-                value=f"{fmt(v)} vs best RIO {fmt(best_rio)}",
-                needs=f"≥ 0.97 × {fmt(best_rio)} = {fmt(0.97 * best_rio)}",
-                holds=f"{fmt(v)} ≥ {fmt(0.97 * best_rio)}",
-            ),
-            unit="Mb/s",
+            at_least(0.97 * best_rio),
+            unit=f"Mb/s (0.97 × the best RIO, {fmt(best_rio)})",
             needs_full_size=need,
         )
     )

@@ -692,8 +692,9 @@ README_SH_SKIPPED = {
     ".venv/bin/aqmlab sweep scenarios/sweeps/example_buffer.toml --cluster tcp://scheduler:8786": (
         "needs a running Dask scheduler"
     ),
-    ".venv/bin/aqmlab reproduce rem": "a full-size reproduction (18.4 s on 2 idle cores)",
+    ".venv/bin/aqmlab reproduce rem": "a full-size reproduction (60.7 s on 2 idle cores)",
     ".venv/bin/aqmlab reproduce psand": "a full-size reproduction: 2 613 runs",
+    ".venv/bin/aqmlab reproduce bio": "a full-size reproduction: 70 runs of 320 TCP flows",
 }
 
 

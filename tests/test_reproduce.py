@@ -82,7 +82,7 @@ def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
                 "kcur_fig3.png",
             ],
         ),
-        ("bio", 20, ["fig4.png", "fig2_3.png"]),
+        ("bio", 20, ["fig4.png", "fig2.png", "fig3.png"]),
     ],
 )
 def test_paper_reproductions_run_end_to_end_at_quick_size(

@@ -352,29 +352,46 @@ def _plot_fig4(ctx: Context, ratios: pd.DataFrame) -> None:
 
 
 def _plot_queues(ctx: Context, res) -> None:
-    """Figs. 2-3: the bottleneck's instantaneous queue over time, replication 0, BIO-AAI
-    and the RIO row with w_q 0.002... (the paper does not say which RIO setting Fig. 3
-    shows: all five are drawn)."""
-    fig, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    """Figs. 2-3: the bottleneck's instantaneous queue over time in replication 0: BIO-AAI
+    (Fig. 2) and, one panel each, the five RIO settings of Table 1 (Fig. 3; the paper does
+    not say which setting its figure shows). The shaded span is before the measurement
+    window; the lines are max_th_out = qlim/2 and the buffer, qlim."""
     first = res.runs[res.runs["run"] == 0]
+    series = {}
     for label, key in zip(first["variant"], [res.keys[i] for i in first.index], strict=True):
-        if not (label == "BIO-AAI" or label.startswith("RIO")):
-            continue
-        ts = ctx.timeseries(key)
-        qs = ts[ts["queue"] == Q]
-        ax = axes[0] if label == "BIO-AAI" else axes[1]
-        ax.plot(qs["time_s"], qs["qlen_pkts"], linewidth=0.6, label=label)
-    axes[0].set_title("Fig. 2: queue length over time, BIO-AAI")
-    axes[1].set_title("Fig. 3: queue length over time, RIO (every Table 1 setting)")
-    for ax in axes:
+        if label == "BIO-AAI" or label.startswith("RIO"):
+            ts = ctx.timeseries(key)
+            series[label] = ts[ts["queue"] == Q]
+    warm = pd.to_timedelta(_base(ctx.quick)["simulation"]["warmup"]).total_seconds()
+
+    def panel(ax, label: str) -> None:
+        qs = series[label]
+        ax.plot(qs["time_s"], qs["qlen_pkts"], linewidth=0.6, color="C0")
+        ax.axvspan(0, warm, color="0.92", zorder=0)
+        for y, style in [(QLIM / 2, ":"), (QLIM, "--")]:
+            ax.axhline(y, color="0.4", linewidth=0.8, linestyle=style)
+        ax.set_ylim(0, QLIM * 1.05)
         ax.set_ylabel("packets")
-        ax.legend(fontsize=7, loc="upper right")
-    axes[1].set_xlabel("time (s)")
+        ax.set_title(label, fontsize=9)
+
+    fig, ax = plt.subplots(figsize=(9, 3))
+    panel(ax, "BIO-AAI")
+    ax.set_xlabel("time (s)")
     fig.tight_layout()
-    p = ctx.out / "fig2_3.png"
+    p = ctx.out / "fig2.png"
     fig.savefig(p, dpi=120)
     plt.close(fig)
-    ctx.figure("Figs. 2-3: the bottleneck queue over time (replication 0)", p)
+    ctx.figure("Fig. 2: the bottleneck queue over time under BIO-AAI (replication 0)", p)
+    rios = [k for k in series if k.startswith("RIO")]
+    fig, axes = plt.subplots(len(rios), 1, figsize=(9, 1.9 * len(rios)), sharex=True)
+    for ax, label in zip(axes, rios, strict=True):
+        panel(ax, label)
+    axes[-1].set_xlabel("time (s)")
+    fig.tight_layout()
+    p = ctx.out / "fig3.png"
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    ctx.figure("Fig. 3: the bottleneck queue over time under each RIO setting (replication 0)", p)
 
 
 EXPERIMENT = Experiment(

@@ -28,6 +28,7 @@ import pandas as pd
 from aqmlab import diffserv as ds
 from aqmlab import scenario as sc
 from aqmlab.experiments.bio_claims import TOLERANCES, claims, tolerance_note
+from aqmlab.experiments.ns2_era import HEADER, PROFILE, TCP_NS226
 from aqmlab.reproduce import Claim, Context, Experiment, fmt
 
 NETWORKS = 10
@@ -35,10 +36,7 @@ FLOWS_PER_NETWORK = 32
 QLIM = 260
 CAPACITY = 33e6
 PACKET = 1000
-HEADER = 40  # ns-2.26 useHeaders_: packetSize_ + 40 B on the wire
 Q = "c->e2"  # the bottleneck queue (link 2)
-PROFILE = "ns2-2001"
-TCP_NS226 = {"granularity": "10ms", "limited_transmit": True}
 TOKEN_BUCKET_CBS = 10 * (PACKET + HEADER)  # ten packets: the paper does not give it
 
 # Table 1: (w_q, max_p) -> (goodput Mb/s, total loss rate, avg queue at arrivals).

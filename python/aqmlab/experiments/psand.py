@@ -28,6 +28,7 @@ import pandas as pd
 
 from aqmlab import scenario as sc
 from aqmlab.experiments import psand_fig3
+from aqmlab.experiments.ns2_era import HEADER, PROFILE, TCP_NS226
 from aqmlab.experiments.psand_tolerances import tolerance_note
 from aqmlab.plot import STYLE, HBand, HLine, VLines, draw_refs, plot_sweep
 from aqmlab.reproduce import (
@@ -56,14 +57,13 @@ STATS = {
 
 # ns-2.26 as aqmlab can express it: profile "ns2-2001" (ns-2.1b8a) plus the defaults that
 # changed before 2.26. (field, value, source) — printed in the report.
-PROFILE = "ns2-2001"
-HEADER = 40  # ns-2.26 Agent/TCP useHeaders_ true (2001-11-28): packetSize_ + 40 B on the wire
-TCP_NS226 = {"granularity": "10ms", "limited_transmit": True}
+
 # The paper's w_q = 1 − exp(−1/C), C in packets/s of the configured 1000-byte packets.
 W_Q = float(1.0 - np.exp(-1.0 / (1.5e6 / 8 / 1000)))
 # All four schemes are ns-2's Queue/RED (ARED_Floyd: adaptive_ 1; ARED_Feng: feng_adaptive_
 # 1; PSAND: the authors' extension of it), so each has Queue/RED's 2.26 defaults.
 RED_NS226 = {"gentle": True, "ns2_qlen_guard": True, "mean_pktsize": 500, "w_q": W_Q}
+# Every ns-2.26 choice as (field, value, source), printed in the report.
 NS226 = [
     ("profile", f'"{PROFILE}"', "ns-2.1b8a defaults (docs/profiles.md) as the base"),
     (

@@ -154,8 +154,11 @@ def killed_worker_trial(tmp: Path, rng: random.Random, ref):
     db = tmp / "x.db"
     proc = start(sw, db)
     try:
-        wait_until_running(proc, db, rng.randrange(0, TOTAL - 4))
-        time.sleep(rng.uniform(0, 0.3))
+        # At least 6 runs still pending and a short wait, so the kill lands while workers
+        # run: on an idle machine a run takes ~0.15 s, and with 4 pending and up to 0.3 s of
+        # wait the sweep had sometimes finished its last runs (no worker left to kill).
+        wait_until_running(proc, db, rng.randrange(0, TOTAL - 6))
+        time.sleep(rng.uniform(0, 0.1))
         workers = children(proc.pid)
         assert workers, "no worker to kill"
         os.kill(rng.choice(workers), signal.SIGKILL)  # as the OOM killer does

@@ -65,6 +65,9 @@ pub struct Packet {
     pub is_ack: bool,
     /// TCP Congestion Window Reduced flag on data.
     pub cwr: bool,
+    /// Sent by a UDP source: unresponsive to loss (URIO drops a greedy aggregate's UDP
+    /// packets outright). One byte in what was padding: `Packet` keeps its size.
+    pub udp: bool,
     /// TCP acknowledgement fields (meaningful when `is_ack`).
     pub ack: crate::tcp::Ack,
 }
@@ -153,5 +156,12 @@ mod tests {
         assert_eq!(a.get(y).id, 1);
         assert_eq!(a.live().count(), 2);
         assert_eq!(a.created(), 3);
+    }
+
+    /// Every event moves packets by index but the arena's slots are read on every hop:
+    /// a new field must fit in padding (the `udp` flag did) or be a measured choice.
+    #[test]
+    fn a_packet_slot_stays_120_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 120);
     }
 }

@@ -18,8 +18,8 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{Routes, NO_ROUTE};
 use crate::scenario::{
-    Checked, DupackResponseSpec, FlowKind, FlowSpec, NodeKind, QueueSpec, RecoverySpec, Scenario,
-    ScenarioErrors, TcpVariant,
+    Checked, DupackResponseSpec, FlowKind, FlowSpec, Names, NodeKind, QueueSpec, RecoverySpec,
+    Scenario, ScenarioErrors, TcpVariant,
 };
 use crate::table::Table;
 use crate::tcp::{
@@ -273,8 +273,8 @@ pub struct Simulator<'a> {
     progress: Option<Arc<AtomicU64>>,
 }
 
-fn build_queue(q: &QueueSpec, limit: Limit, bps: u64, mut rng: Rng) -> OutputQueue {
-    match q.aqm.build(&q.ctx(bps), &mut rng) {
+fn build_queue(q: &QueueSpec, limit: Limit, bps: u64, names: &Names, mut rng: Rng) -> OutputQueue {
+    match q.aqm.build(&q.ctx(bps, names), &mut rng) {
         Discipline::Fifo(aqm) => OutputQueue::new(limit, bps, aqm, rng),
         Discipline::FlowQueue(fq) => OutputQueue::with_flows(limit, bps, fq, rng),
     }
@@ -286,6 +286,7 @@ impl<'a> Simulator<'a> {
         let s = c.scenario;
         let seed = s.simulation.seed;
         let run = s.simulation.run;
+        let names = s.names();
         let mut channels = Vec::with_capacity(2 * s.links.len());
         let mut queues = Vec::with_capacity(2 * s.links.len());
         let mut drains = Vec::with_capacity(2 * s.links.len());
@@ -309,6 +310,7 @@ impl<'a> Simulator<'a> {
                     q,
                     limit,
                     l.bandwidth.0,
+                    &names,
                     Rng::for_component(seed, run, &format!("{base}/aqm")),
                 ));
                 drains.push(channels.len() as u32);
@@ -533,6 +535,7 @@ impl<'a> Simulator<'a> {
             ecn: if ecn { Ecn::Ect0 } else { Ecn::NotEct },
             created: now,
             seq,
+            udp: true,
             ..Default::default()
         });
         let f = &mut self.flows[flow as usize].c;

@@ -54,6 +54,8 @@ fn build(toml_text: &str, mode: Mode) -> OutputQueue {
         limit_pkts: (!mode.bytes).then_some(LIMIT),
         limit_bytes: mode.bytes.then_some(Bytes(LIMIT as u64 * SIZE as u64)),
         link_bps: BPS,
+        nodes: &[],
+        hosts: &[],
     };
     let mut p = Problems::default();
     spec.validate("aqm", &ctx, &mut p);

@@ -475,6 +475,8 @@ mod tests {
             limit_pkts: Some(1000),
             limit_bytes: None,
             link_bps: 10_000_000,
+            nodes: &[],
+            hosts: &[],
         };
         let mut p = Problems::default();
         s.validate("aqm", &ctx, &mut p);

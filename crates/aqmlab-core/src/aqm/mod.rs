@@ -454,12 +454,17 @@ pub enum Discipline {
 }
 
 /// What an AQM's spec may know of its port, to check and build itself: the configured
-/// limits (not yet checked when `validate` runs) and the link rate.
+/// limits (not yet checked when `validate` runs), the link rate, and the scenario's names
+/// (DRIO and URIO classify packets into aggregates by host patterns).
 #[derive(Clone, Copy, Debug)]
-pub struct QueueCtx {
+pub struct QueueCtx<'a> {
     pub limit_pkts: Option<u32>,
     pub limit_bytes: Option<Bytes>,
     pub link_bps: u64,
+    /// Every node's name, by node index (what a packet's `src` and `dst` hold).
+    pub nodes: &'a [&'a str],
+    /// The hosts' names: what a host pattern may match.
+    pub hosts: &'a [&'a str],
 }
 
 /// Capacity of the buffer, excluding the packet on the wire.

@@ -626,6 +626,8 @@ mod tests {
             limit_pkts: Some(35),
             limit_bytes: None,
             link_bps: 1_500_000,
+            nodes: &[],
+            hosts: &[],
         };
         let spec: PsandSpec = toml::from_str("").unwrap();
         assert_eq!(spec.k_cur, KCur::Ewma);

@@ -161,6 +161,9 @@ impl RedParams {
     pub fn thresholds(&self) -> (f64, f64) {
         (self.min_th, self.max_th)
     }
+    pub fn ecn(&self) -> bool {
+        self.cfg.ecn
+    }
 
     /// The backlog RED averages: the queue's packets, or its bytes in byte mode.
     pub fn backlog(&self, q: &QueueView) -> f64 {

@@ -342,14 +342,27 @@ impl Rio {
     }
 }
 
-impl Aqm for Rio {
-    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+/// RIO's decision on one arrival, before it is settled: what DRIO and URIO refine.
+#[derive(Clone, Copy, Debug)]
+pub struct Judged {
+    pub verdict: Verdict,
+    /// The arrival's drop precedence level.
+    pub level: usize,
+    /// Its level's average lies where RED decides by probability (min_th <= avg, below
+    /// max_th, or below 2·max_th with `gentle`): the congested region the extensions act in.
+    pub early_region: bool,
+    decayed: [Option<Time>; NUM_COLOURS],
+}
+
+impl Rio {
+    /// Updates the averages an arrival moves and decides on it as RIO would, without yet
+    /// settling the idle clocks: `settle` does that once the final verdict is known.
+    pub fn judge(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Judged {
         let p = drop_level(pkt.colour, self.levels.len());
         self.last_level = p;
         let b = self.level_backlogs(q);
-        let touched = self.touched(p, true);
         let mut decayed = [None; NUM_COLOURS];
-        for k in touched.clone() {
+        for k in self.touched(p, true) {
             let backlog = self.averaged(&b, k);
             let l = &mut self.levels[k];
             decayed[k] = l.avg.update(&l.params, backlog, now);
@@ -360,22 +373,46 @@ impl Aqm for Rio {
         let decision = l
             .marker
             .decide_queued(&l.params, avg, guarded, pkt.size, rng);
-        let verdict = l.params.verdict(decision);
-        if let Verdict::Drop(_) = verdict {
-            // Dropped: the backlogs are unchanged, so the idle periods go on (RED).
-            for (k, d) in decayed.iter().enumerate() {
+        let (min_th, _) = l.params.thresholds();
+        Judged {
+            verdict: l.params.verdict(decision),
+            level: p,
+            early_region: avg >= min_th && l.params.p_b(avg).is_some(),
+            decayed,
+        }
+    }
+
+    /// Settles an arrival judged by `judge` once its final verdict is known: a dropped
+    /// packet leaves the backlogs unchanged, so idle periods go on (RED); an admitted one
+    /// ends the link's idle period.
+    pub fn settle(&mut self, j: &Judged, dropped: bool, now: Time) {
+        if dropped {
+            for (k, d) in j.decayed.iter().enumerate() {
                 if let Some(decayed_to) = *d {
                     self.levels[k].avg.idle_continues(decayed_to);
                 }
             }
         } else if self.link_idle {
             self.link_idle = false;
+            let touched = self.touched(j.level, true);
             for k in (0..self.levels.len()).filter(|k| !touched.contains(k)) {
                 let l = &mut self.levels[k];
                 l.avg.end_idle(&l.params, now);
             }
         }
-        verdict
+    }
+
+    /// Whether ECN-capable packets are marked instead of dropped.
+    pub fn ecn(&self) -> bool {
+        self.levels[0].params.ecn()
+    }
+}
+
+impl Aqm for Rio {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        let j = self.judge(q, pkt, now, rng);
+        self.settle(&j, matches!(j.verdict, Verdict::Drop(_)), now);
+        j.verdict
     }
 
     fn on_departure(&mut self, q: &QueueView, pkt: &Packet, now: Time, _rng: &mut Rng) -> Verdict {
@@ -441,11 +478,13 @@ mod tests {
         s
     }
 
-    fn ctx() -> QueueCtx {
+    fn ctx() -> QueueCtx<'static> {
         QueueCtx {
             limit_pkts: Some(1000),
             limit_bytes: None,
             link_bps: 10_000_000,
+            nodes: &[],
+            hosts: &[],
         }
     }
 

@@ -19,6 +19,7 @@
 //!   colour and the sums over the flows whose data this class meters (found by walking
 //!   each flow's route once at build time).
 
+use super::classifier::{check_patterns, Classifier, Pattern};
 use super::{AnyMeter, Meter, MeterSpec};
 use crate::check::Problems;
 use crate::packet::{Colour, Packet};
@@ -75,29 +76,7 @@ pub struct ConditionerSpec {
     pub capacity: Option<Rate>,
 }
 
-/// `*` matches any run of characters, `?` exactly one.
-pub fn glob_match(pattern: &str, name: &str) -> bool {
-    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
-    // Iterative matcher with one backtrack point (the last `*`): linear in practice.
-    let (mut i, mut j, mut star, mut mark) = (0, 0, None, 0);
-    while j < n.len() {
-        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
-            i += 1;
-            j += 1;
-        } else if i < p.len() && p[i] == '*' {
-            star = Some(i);
-            mark = j;
-            i += 1;
-        } else if let Some(s) = star {
-            i = s + 1;
-            mark += 1;
-            j = mark;
-        } else {
-            return false;
-        }
-    }
-    p[i..].iter().all(|&c| c == '*')
-}
+pub use super::classifier::glob_match;
 
 impl ConditionerSpec {
     /// Reports every problem under `a` (`nodes[i].conditioners[k]`). `hosts` are the
@@ -161,39 +140,17 @@ impl ConditionerSpec {
         if let Some(c) = self.capacity {
             super::positive_rate(p, format!("{a}.capacity"), c);
         }
-        let mut matched: Vec<(Vec<bool>, Vec<bool>)> = vec![];
+        let mut patterns = vec![];
         for (k, e) in self.policy.iter().enumerate() {
             let path = format!("{a}.policy[{k}]");
             class_ref(p, format!("{path}.class"), &e.class);
-            let src: Vec<bool> = hosts.iter().map(|h| glob_match(&e.src, h)).collect();
-            let dst: Vec<bool> = hosts.iter().map(|h| glob_match(&e.dst, h)).collect();
-            for (field, pat, m) in [("src", &e.src, &src), ("dst", &e.dst, &dst)] {
-                if !m.iter().any(|&x| x) {
-                    p.err(
-                        format!("{path}.{field}"),
-                        format!("\"{pat}\""),
-                        "matches no host of the scenario ('*' matches any run of characters, '?' one)",
-                    );
-                }
-            }
-            for (j, (s2, d2)) in matched.iter().enumerate() {
-                let s = src.iter().zip(s2).position(|(x, y)| *x && *y);
-                let d = dst.iter().zip(d2).position(|(x, y)| *x && *y);
-                if let (Some(s), Some(d)) = (s, d) {
-                    p.err(
-                        path.clone(),
-                        format!("{{src = \"{}\", dst = \"{}\"}}", e.src, e.dst),
-                        format!(
-                            "overlaps {a}.policy[{j}]: both match \"{}\" -> \"{}\"; entries must \
-                             not overlap (each host pair belongs to one class)",
-                            hosts[s], hosts[d]
-                        ),
-                    );
-                    break;
-                }
-            }
-            matched.push((src, dst));
+            patterns.push(Pattern {
+                path,
+                src: &e.src,
+                dst: &e.dst,
+            });
         }
+        check_patterns(&patterns, hosts, "class", p);
     }
 }
 
@@ -299,19 +256,12 @@ pub struct ClassState {
     pub flows: Vec<u32>,
 }
 
-struct Entry {
-    src: Vec<bool>,
-    dst: Vec<bool>,
-    class: u32,
-}
-
 /// A built conditioner.
 pub struct Conditioner {
     pub node: String,
     pub input: Option<String>,
     pub capacity_bps: Option<u64>,
-    entries: Vec<Entry>,
-    default_class: Option<u32>,
+    classifier: Classifier,
     pub classes: Vec<ClassState>,
     rng: Rng,
     /// Packets that matched no entry and had no default class (passed unchanged).
@@ -332,16 +282,13 @@ impl Conditioner {
             node: node.to_string(),
             input: spec.input.clone(),
             capacity_bps: spec.capacity.map(|c| c.0),
-            entries: spec
-                .policy
-                .iter()
-                .map(|e| Entry {
-                    src: names.iter().map(|h| glob_match(&e.src, h)).collect(),
-                    dst: names.iter().map(|h| glob_match(&e.dst, h)).collect(),
-                    class: class_ix(&e.class),
-                })
-                .collect(),
-            default_class: spec.default_class.as_deref().map(class_ix),
+            classifier: Classifier::new(
+                spec.policy
+                    .iter()
+                    .map(|e| (e.src.as_str(), e.dst.as_str(), class_ix(&e.class))),
+                spec.default_class.as_deref().map(class_ix),
+                names,
+            ),
             classes: spec
                 .classes
                 .iter()
@@ -369,11 +316,7 @@ impl Conditioner {
     /// The class of a packet from node `src` to node `dst`.
     #[inline]
     pub fn classify(&self, src: usize, dst: usize) -> Option<u32> {
-        self.entries
-            .iter()
-            .find(|e| e.src[src] && e.dst[dst])
-            .map(|e| e.class)
-            .or(self.default_class)
+        self.classifier.classify(src, dst)
     }
 
     /// Classifies, meters and colours one arriving packet.
@@ -398,25 +341,5 @@ impl Conditioner {
             c.at_warmup = c.counts;
         }
         self.unclassified_at_warmup = self.unclassified;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs_match_runs_and_single_characters() {
-        assert!(glob_match("*", "anything"));
-        assert!(glob_match("*", ""));
-        assert!(glob_match("net3_*", "net3_s12"));
-        assert!(!glob_match("net3_*", "net13_s1"));
-        assert!(glob_match("s?", "s1"));
-        assert!(!glob_match("s?", "s12"));
-        assert!(glob_match("*_s1", "net0_s1"));
-        assert!(glob_match("a*b*c", "axxbyyc"));
-        assert!(!glob_match("a*b*c", "axxbyy"));
-        assert!(glob_match("exact", "exact"));
-        assert!(!glob_match("exact", "exactly"));
     }
 }

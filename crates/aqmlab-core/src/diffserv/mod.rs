@@ -8,8 +8,10 @@
 //! - `srtcm`: the single-rate three-colour marker (RFC 2697);
 //! - `trtcm`: the two-rate three-colour marker (RFC 2698);
 //! - `fixed`: one colour for every packet (ns-2's `Dumb` policy), for a best-effort class;
-//! - `conditioner`: the classifier (policy table over source/destination hosts with
-//!   wildcards), the per-class meter state, and the counters of the `aggregates` table.
+//! - `classifier`: the policy table over source/destination hosts with wildcards, shared
+//!   by conditioners and by the core AQMs with per-aggregate state (DRIO, URIO);
+//! - `conditioner`: a classifier, the per-class meter state, and the counters of the
+//!   `aggregates` table.
 //!
 //! A packet's `colour` is its drop precedence (Green = 0 = IN / AFx1, Yellow = 1 = AFx2,
 //! Red = 2 = AFx3). Two-colour meters mark OUT packets Red; a queue with two precedence
@@ -20,6 +22,7 @@
 //! a rate in bit/s times a time in ns adds an exact whole number of them, and a packet
 //! exactly the size of the bucket is in profile on every platform.
 
+pub mod classifier;
 pub mod conditioner;
 pub mod srtcm;
 pub mod token_bucket;

@@ -134,11 +134,13 @@ impl QueueSpec {
     }
 
     /// What the queue's AQM may know of its port, to check and build itself.
-    pub fn ctx(&self, link_bps: u64) -> QueueCtx {
+    pub fn ctx<'a>(&self, link_bps: u64, names: &'a Names<'a>) -> QueueCtx<'a> {
         QueueCtx {
             limit_pkts: self.limit_pkts,
             limit_bytes: self.limit_bytes,
             link_bps,
+            nodes: &names.nodes,
+            hosts: &names.hosts,
         }
     }
 }
@@ -328,7 +330,26 @@ pub fn load(text: &str) -> Result<Scenario, ScenarioErrors> {
     Ok(s)
 }
 
+/// The scenario's node names by index, and its hosts' names: what AQMs that classify by
+/// host (DRIO, URIO) check their patterns against and resolve them over.
+pub struct Names<'a> {
+    pub nodes: Vec<&'a str>,
+    pub hosts: Vec<&'a str>,
+}
+
 impl Scenario {
+    pub fn names(&self) -> Names<'_> {
+        Names {
+            nodes: self.nodes.iter().map(|n| n.name.as_str()).collect(),
+            hosts: self
+                .nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Host)
+                .map(|n| n.name.as_str())
+                .collect(),
+        }
+    }
+
     /// The canonical TOML form: units normalised, defaults written out (except the optional
     /// fields whose default depends on `duration`).
     pub fn to_toml(&self) -> String {
@@ -537,6 +558,7 @@ impl Validator {
             .map(|(i, n)| (n.name.as_str(), i))
             .collect();
 
+        let names = s.names();
         let mut link_names = BTreeSet::new();
         let mut pairs = BTreeMap::new();
         for (i, l) in s.links.iter().enumerate() {
@@ -589,9 +611,9 @@ impl Validator {
                 }
             }
             let bps = l.bandwidth.0;
-            self.queue(&format!("{p}.queue"), &l.queue, &l.queue.ctx(bps));
+            self.queue(&format!("{p}.queue"), &l.queue, &l.queue.ctx(bps, &names));
             if let Some(q) = &l.reverse_queue {
-                self.queue(&format!("{p}.reverse_queue"), q, &q.ctx(bps));
+                self.queue(&format!("{p}.reverse_queue"), q, &q.ctx(bps, &names));
             }
         }
 

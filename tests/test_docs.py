@@ -307,7 +307,7 @@ def doc() -> dict[str, dict[str, dict[str, str]]]:
 def test_the_engine_schema_probe_finds_every_table_and_the_seventeen_tcp_fields(schema):
     # Guards the probe itself: if an engine message changed form, the doc checks below
     # would compare against nothing.
-    assert len([k for k in schema if k.startswith("aqm/")]) == 14
+    assert len([k for k in schema if k.startswith("aqm/")]) == 16
     assert schema["aqm/droptail"] == []
     assert len(schema["flow/tcp"]) == 17
     assert schema["flow"] == ["name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"]

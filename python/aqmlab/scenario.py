@@ -226,6 +226,56 @@ def rio(
     )
 
 
+def aggregate(name: str, *, src: str = "*", dst: str = "*") -> dict[str, Any]:
+    """One entry of the ``aggregates`` table of :func:`drio` / :func:`urio`: packets from a
+    host matching ``src`` to one matching ``dst`` (globs) belong to aggregate ``name``."""
+    return {"name": name, "src": src, "dst": dst}
+
+
+def drio(
+    *levels: Mapping[str, Any],
+    list_len: int | None = None,
+    delta: float | None = None,
+    aggregates: Iterable[Mapping[str, Any]] | None = None,
+    **rio_options: Any,
+) -> dict[str, Any]:
+    """DRIO at aggregate level (docs/aqm/drio.md): :func:`rio` plus a history list of red
+    packets' aggregates (``list_len``, default 50) and per-aggregate drop probabilities
+    stepped by ``delta`` (default 0.02), our documented reconstruction of DRIO's rule.
+    ``aggregates`` (:func:`aggregate` entries) groups host pairs; absent, each (src, dst)
+    host pair is an aggregate. Every :func:`rio` option is accepted."""
+    return _opt(
+        {**rio(*levels, **rio_options), "type": "drio"},
+        list_len=list_len,
+        delta=delta,
+        aggregates=[dict(a) for a in aggregates] if aggregates is not None else None,
+    )
+
+
+def urio(
+    *levels: Mapping[str, Any],
+    alpha: float | None = None,
+    reset_timeout: str | None = None,
+    rio_early_drop: bool | None = None,
+    qbytes_counts: str | None = None,
+    aggregates: Iterable[Mapping[str, Any]] | None = None,
+    **rio_options: Any,
+) -> dict[str, Any]:
+    """Unbiased RIO (docs/aqm/urio.md): :func:`rio` plus per-aggregate buffer policing in
+    the congested region: p_TCP = min((G - 1)^alpha, 1) (alpha 0.5), greedy UDP dropped,
+    qbytes reset every ``reset_timeout`` (default "1s"). ``rio_early_drop`` (default true)
+    keeps RIO's own early drop; ``qbytes_counts`` "congested" (default, the paper's Fig. 2)
+    or "admitted". Every :func:`rio` option is accepted."""
+    return _opt(
+        {**rio(*levels, **rio_options), "type": "urio"},
+        alpha=alpha,
+        reset_timeout=reset_timeout,
+        rio_early_drop=rio_early_drop,
+        qbytes_counts=qbytes_counts,
+        aggregates=[dict(a) for a in aggregates] if aggregates is not None else None,
+    )
+
+
 def bio_level(
     max_th: float,
     *,

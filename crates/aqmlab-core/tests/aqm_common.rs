@@ -74,6 +74,16 @@ const AQMS: &[(&str, &str, &str)] = &[
         r#"{ type = "rio", byte_mode = true, mean_pktsize = 1000 }"#,
     ),
     (
+        "drio",
+        r#"{ type = "drio" }"#,
+        r#"{ type = "drio", byte_mode = true, mean_pktsize = 1000 }"#,
+    ),
+    (
+        "urio",
+        r#"{ type = "urio" }"#,
+        r#"{ type = "urio", byte_mode = true, mean_pktsize = 1000 }"#,
+    ),
+    (
         "bio",
         r#"{ type = "bio", levels = [{ max_th = 100 }, { max_th = 50 }] }"#,
         r#"{ type = "bio", levels = [{ max_th = 100 }, { max_th = 50 }], byte_mode = true }"#,

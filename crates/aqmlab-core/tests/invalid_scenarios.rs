@@ -332,7 +332,7 @@ fn cases() -> Vec<Case> {
         case("unknown flow type", edit(r#"type = "cbr""#, r#"type = "quic""#),
             "flows[0].type", N, "unknown variant `quic`, expected one of `cbr`, `poisson`, `onoff`, `tcp`"),
         case("unknown aqm type", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "bogus" }"#),
-            "links[1].queue.aqm.type", Some("\"bogus\""), "unknown type; expected one of \"droptail\", \"red\", \"ared\", \"rem\", \"feng_red\", \"psand\", \"pi\", \"blue\", \"sfb\", \"codel\", \"pie\", \"rio\", \"bio\", \"fq_codel\""),
+            "links[1].queue.aqm.type", Some("\"bogus\""), "unknown type; expected one of \"droptail\", \"red\", \"ared\", \"rem\", \"feng_red\", \"psand\", \"pi\", \"blue\", \"sfb\", \"codel\", \"pie\", \"rio\", \"drio\", \"urio\", \"bio\", \"fq_codel\""),
         case("rem phi of one", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "rem", phi = 1.0 }"#),
             "links[1].queue.aqm.phi", Some("1"), "must be a finite number > 1"),
         case("rem negative gamma", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "rem", gamma = -0.001 }"#),

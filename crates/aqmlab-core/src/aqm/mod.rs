@@ -82,10 +82,12 @@ macro_rules! periodic_max_p_controller {
     };
 }
 
+pub mod aggregates;
 pub mod ared;
 pub mod bio;
 pub mod blue;
 pub mod codel;
+pub mod drio;
 pub mod droptail;
 pub mod feng;
 pub mod fq_codel;
@@ -96,6 +98,7 @@ pub mod red;
 pub mod rem;
 pub mod rio;
 pub mod sfb;
+pub mod urio;
 
 use crate::check::{inner, tagged_table, Problems};
 use crate::packet::{Colour, Packet};
@@ -108,6 +111,7 @@ pub use ared::{Ared, AredSpec};
 pub use bio::{Bio, BioSpec};
 pub use blue::{Blue, BlueSpec};
 pub use codel::{Codel, CodelSpec};
+pub use drio::{Drio, DrioSpec};
 pub use droptail::{DropTail, DropTailSpec};
 pub use feng::{FengRed, FengRedSpec};
 pub use fq_codel::{FqCodel, FqCodelSpec};
@@ -118,6 +122,7 @@ pub use red::{Red, RedSpec};
 pub use rem::{Rem, RemSpec};
 pub use rio::{Rio, RioSpec};
 pub use sfb::{Sfb, SfbSpec};
+pub use urio::{Urio, UrioSpec};
 
 /// A test AQM that answers fixed verdicts, to exercise the queue plumbing on every branch.
 #[cfg(test)]
@@ -434,6 +439,8 @@ registry! {
         "codel" => Codel(CodelSpec, Codel),
         "pie" => Pie(PieSpec, Pie),
         "rio" => Rio(RioSpec, Rio),
+        "drio" => Drio(DrioSpec, Drio),
+        "urio" => Urio(UrioSpec, Urio),
         "bio" => Bio(BioSpec, Bio),
     }
     flow_queue {

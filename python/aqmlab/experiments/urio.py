@@ -260,16 +260,28 @@ def engine_defaults(scheme: str) -> dict[str, Any]:
     return {k: v for k, v in aqm.items() if k not in rio and k != "type"}
 
 
-def _throughputs(res, labels) -> dict[str, list[tuple[float, float]]]:
-    """(mean, ci95) Mb/s of aggregates 1..5 per variant label."""
-    s = res.summary.set_index("variant")
+def _throughputs(res, labels, runs: int) -> dict[str, list[tuple[float, float]]]:
+    """(mean, ci95) Mb/s of aggregates 1..5 per variant label, over the sweep's rows by
+    position. Not from ``res.summary``: a run found in the store keeps the label it was
+    stored under, and the sensitivity's default point is the main sweep's scenario (its
+    first replications are reused, as they should be, under the main sweep's label)."""
+    from aqmlab.sweep import t975
+
+    labels = list(labels)
+    if len(res.runs) != len(labels) * runs:
+        raise RuntimeError(
+            f"{len(res.runs)} of {len(labels) * runs} runs finished; failures:\n"
+            + res.failures.to_string()
+        )
     out = {}
-    for label in labels:
+    for j, label in enumerate(labels):
+        block = res.runs.iloc[j * runs : (j + 1) * runs]
         row = []
         for i in range(1, AGGREGATES + 1):
-            col = f"aggregate:E{i}[client{i}]/agg{i}:throughput_bps"
-            ci = float(s.loc[label, f"{col}:ci95"])
-            row.append((float(s.loc[label, f"{col}:mean"]) / 1e6, ci / 1e6))
+            x = block[f"aggregate:E{i}[client{i}]/agg{i}:throughput_bps"].to_numpy() / 1e6
+            n = len(x)
+            ci = t975(n - 1) * float(np.std(x, ddof=1)) / np.sqrt(n) if n > 1 else float("nan")
+            row.append((float(np.mean(x)), ci))
         out[label] = row
     return out
 
@@ -297,7 +309,7 @@ def run(ctx: Context) -> list[Claim]:
         per_run=draw_starts,
         timeseries=False,
     )
-    rows = _throughputs(res, variants)
+    rows = _throughputs(res, variants, runs)
     t = {s: {x: rows[f"{x} {s}"] for x in EXPERIMENTS} for s in schemes}
     if missing:
         ctx.notes.append(
@@ -321,7 +333,8 @@ def expected_table2() -> list[float]:
 
 
 def _row_text(row) -> str:
-    return " | ".join(f"{fmt(m)} ± {fmt(c)}" for m, c in row)
+    """Mean ± CI per aggregate; the mean alone from one replication (no interval)."""
+    return " | ".join(fmt(m) if np.isnan(c) else f"{fmt(m)} ± {fmt(c)}" for m, c in row)
 
 
 def _write_tables(ctx: Context, t, runs: int) -> None:
@@ -444,7 +457,7 @@ def _sensitivity(ctx: Context, schemes: list[str]) -> None:
         per_run=draw_starts,
         timeseries=False,
     )
-    rows = _throughputs(res, variants)
+    rows = _throughputs(res, variants, runs)
     for s, exps in plan:
         lines = [
             f"Sensitivity of {s} ({runs} replications per point; engine defaults "

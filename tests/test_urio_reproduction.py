@@ -134,6 +134,7 @@ def test_with_three_schemes_every_claim_table_and_sensitivity_row_is_computed(
     rio = urio.core_aqm
 
     monkeypatch.setattr(urio, "engine_has", lambda scheme: True)
+    monkeypatch.setattr(urio, "SENS_AT_QUICK", True)
     # Three distinct scenarios (the store keys runs by scenario) that act alike: no flow
     # is ECN-capable, so `ecn` and `mark_above_max_th` never change a decision. Each
     # sensitivity point gets its own mean_pktsize (the idle decay's packet time) so that

@@ -77,6 +77,10 @@ PAPER_TABLE2 = {
 
 RUNS, RUNS_QUICK = 10, 2
 SENS_RUNS, SENS_RUNS_QUICK = 5, 1
+# The sensitivity sweep at quick size: off in `make run`, where its 16 points would double
+# this reproduction's time (measured 16.6 s with it, BENCHMARKS.md), most of it the sweep's
+# summary of ~1900 metrics per point; tests turn it on.
+SENS_AT_QUICK = False
 DURATION, DURATION_QUICK = "100s", "20s"
 
 CHOICES = [
@@ -434,6 +438,11 @@ def _sensitivity(ctx: Context, schemes: list[str]) -> None:
     """DRIO's list length and step on (a) and (d), URIO's reset timeout on (a) and (c):
     the parameters the paper does not give (DRIO's reconstruction, URIO's timeout). One
     sweep for all of them."""
+    if ctx.quick and not SENS_AT_QUICK:
+        ctx.notes.append(
+            "Sensitivity of DRIO (list_len, delta) and URIO (reset_timeout): at full size only."
+        )
+        return
     runs = SENS_RUNS_QUICK if ctx.quick else SENS_RUNS
     plan = [(s, exps) for s, exps in (("DRIO", "ad"), ("URIO", "ac")) if s in schemes]
     for s in SCHEMES[1:]:

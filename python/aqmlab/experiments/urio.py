@@ -40,7 +40,8 @@ AGGREGATES = 5
 LINK = "10Mbps"
 CAPACITY_MBPS = 10.0
 PACKET = 1000
-CIR_MBPS, PIR_MBPS = 0.5, 1.0
+# Every aggregate's CIR (§4); its PIR is CIR + 0.5 Mb/s there and in experiment (e).
+CIR_MBPS, PIR_ABOVE_CIR_MBPS = 0.5, 0.5
 # Edge RED {min_th, max_th, max_p, w_q} and its buffer (§4).
 EDGE_RED = (30, 60, 0.02, 0.002)
 EDGE_LIMIT = 100
@@ -57,9 +58,8 @@ SCHEMES = ["RIO", "DRIO", "URIO"]
 # Links in scenario order: access (client i → E_i), edge (E_i → C1), the bottleneck, egress.
 BOTTLENECK = 2 * AGGREGATES
 CORE_PATH = f"links[{BOTTLENECK}].queue.aqm"
-Q = "C1->E6"
 
-# (label, what varies, the value per aggregate 1..5, how it enters the scenario)
+# (title, what varies, its value for aggregates 1..5); _spec says how each enters.
 EXPERIMENTS: dict[str, tuple[str, str, list[float]]] = {
     "a": ("Fig. 5(a): microflows per aggregate", "TCP flows", [5, 10, 15, 20, 25]),
     "b": ("Fig. 5(b): access delay", "access delay (ms)", [1, 25.75, 50.5, 75.25, 100]),
@@ -171,7 +171,9 @@ def network(x: str, quick: bool, scheme: str = "RIO") -> dict:
             [
                 ds.traffic_class(
                     f"agg{i}",
-                    ds.tswtcm(cir=f"{a['cir']:g}Mbps", pir=f"{a['cir'] + 0.5:g}Mbps"),
+                    ds.tswtcm(
+                        cir=f"{a['cir']:g}Mbps", pir=f"{a['cir'] + PIR_ABOVE_CIR_MBPS:g}Mbps"
+                    ),
                 )
             ],
             [ds.policy(f"agg{i}", src=f"client{i}")],

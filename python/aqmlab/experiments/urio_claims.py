@@ -17,9 +17,9 @@ from aqmlab.reproduce import Claim, fmt, judge
 
 # Eq. (4): CIR + (C − Σ CIR)/5 = 0.5 + (10 − 2.5)/5 = 2 Mb/s for every aggregate.
 FAIR_MBPS = 2.0
-# ±10% of the fair share. The paper shows Fig. 5 only as a figure (no numbers in its text);
-# its Table 2 puts every scheme within 0.03 Mb/s of the expected share where it calls them
-# fair, and "equal amount of bandwidth" cannot be read tighter than the figure's resolution.
+# ±10% of the fair share. Fig. 5's values are only in the figure, which the paper's text
+# (all we have) lacks; its Table 2 puts every scheme within 0.03 Mb/s of the expected share
+# where it calls them fair, and "an equal amount of bandwidth" states no precision.
 # The same band bounds the bias claims from the other side (UDP above 2.2, TCP below 1.8),
 # so one result cannot count as both fair and biased; tighter would judge the model's TCP
 # details (no SYN, exact RTT samples; docs/profiles.md) rather than the scheme.

@@ -83,6 +83,7 @@ def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
             ],
         ),
         ("bio", 20, ["fig4.png", "fig2.png", "fig3.png"]),
+        ("urio", 19, ["fig5.png"]),
     ],
 )
 def test_paper_reproductions_run_end_to_end_at_quick_size(
@@ -119,6 +120,12 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
         assert "| needs full size |" in rows["fig4 BIO has the smallest even-odd gap"]
         assert "Tolerances, fixed before the first run" in md
         assert "| BIO-AAI no ECN |" in md  # beyond the paper: its Section 5 question
+    elif name == "urio":
+        # 2 replications of 20 s: every claim is judged at full size only.
+        assert "| needs full size |" in rows["fig5a RIO biased by microflows"]
+        assert "Tolerances, fixed before the first run" in md
+        assert "Table 2 (ours, mean ± 95% CI; the paper's in parentheses" in md
+        assert "| 5 | 1.5 | 2.5 | " in md  # Table 2's last row: CIR and Eq. (4)'s share
     else:
         assert "| needs full size |" in rows["fig5a variance"]
         # Fig. 3 is judged on 20 replications at full size; quick size has 5 (TOLERANCES).

@@ -1,0 +1,337 @@
+"""The URIO paper's claims and their tolerances, written before the first run of the
+reproduction (2026-11-25, before any simulation of it) and printed in its report. Each
+entry: the paper's words, our rule, and why that strictness.
+
+Notation: T_i is aggregate i's mean throughput over the replications (Mb/s), c_i its 95%
+t-interval half-width; aggregates are numbered 1-5 in the order of the varied parameter
+(Section 5: flows 5 → 25, access delay 1 → 100 ms, packet size 500 → 1500 B)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+from scipy.stats import spearmanr
+
+from aqmlab.reproduce import Claim, fmt, judge
+
+# Eq. (4): CIR + (C − Σ CIR)/5 = 0.5 + (10 − 2.5)/5 = 2 Mb/s for every aggregate.
+FAIR_MBPS = 2.0
+# ±10% of the fair share. Fig. 5's values are only in the figure, which the paper's text
+# (all we have) lacks; its Table 2 puts every scheme within 0.03 Mb/s of the expected share
+# where it calls them fair, and "an equal amount of bandwidth" states no precision.
+# The same band bounds the bias claims from the other side (UDP above 2.2, TCP below 1.8),
+# so one result cannot count as both fair and biased; tighter would judge the model's TCP
+# details (no SYN, exact RTT samples; docs/profiles.md) rather than the scheme.
+BAND_MBPS = 0.2
+# A bias needs the five means ordered with the parameter (Spearman's ρ over aggregates 1-5)
+# and the two ends apart beyond both intervals. ρ ≥ 0.9 allows one swap of neighbours (ρ =
+# 0.9 exactly) among five points: the middle aggregates may tie within noise; the paper's
+# words ("the aggregate with a larger number of microflows obtains a greater share") are
+# about the trend, and the end-to-end gap makes the trend more than noise.
+RHO_MIN = 0.9
+
+FULL = (
+    "the paper's 10 replications of 100 s; quick size runs 2 of 20 s, where the TSWTCM "
+    "meters (1 s window) and the core's average (w_q 0.002) are still near their start"
+)
+
+TOLERANCES = {
+    "bias": (
+        "RIO: more microflows → more throughput (§5.1), 'aggregates cannot achieve its "
+        "proportional share' with differing RTTs (§5.2; shorter RTT more), 'the aggregate "
+        "that is sending larger packets consumes more' (§5.3); DRIO 'cannot correct this "
+        "bias either' for packet sizes",
+        f"Spearman's ρ(parameter, T_i) ≥ {RHO_MIN} in the claimed direction (≤ −{RHO_MIN} "
+        "for the access delay) and the first and last aggregates' intervals apart: "
+        "T_last − c_last > T_first + c_first (reversed for the delay)",
+        "ρ ≥ 0.9 allows one swap of neighbours among five; the end-to-end gap beyond both "
+        "intervals makes the trend more than noise",
+    ),
+    "band": (
+        "DRIO and URIO: 'each aggregate obtains an equal amount of bandwidth' (§5.1), 'this "
+        "bias is fully overcome' (§5.2); URIO 'insensitive to the packet sizes' (§5.3) and "
+        "'completely isolate UDP traffic' (§5.4)",
+        f"every aggregate's mean T_i within {FAIR_MBPS:g} ± {BAND_MBPS:g} Mb/s (±10% of the "
+        "Eq. (4) fair share)",
+        "the paper's fair rows in Table 2 sit within 0.03 Mb/s of the expected share; 10% "
+        "allows the model's TCP details but not a bias of RIO's size",
+    ),
+    "udp": (
+        "RIO: 'UDP traffic consumes more than its available throughput impacting TCP "
+        "traffic negatively'; DRIO: 'this bias is only slightly mitigated' (§5.4)",
+        f"both UDP aggregates (4, 5) above {FAIR_MBPS + BAND_MBPS:g} Mb/s and all three "
+        f"TCP aggregates (1-3) below {FAIR_MBPS - BAND_MBPS:g} Mb/s (outside the band on "
+        "the side the paper names)",
+        "the same band as the fairness claims, so 'biased' and 'fair' cannot both hold",
+    ),
+    "mitigated": (
+        "DRIO: the UDP bias 'is only slightly mitigated' (§5.4)",
+        "DRIO's mean UDP aggregate throughput ≤ RIO's (the two UDP aggregates averaged)",
+        "'mitigated' is a direction only; 'slightly' is covered by the udp rule above",
+    ),
+    "table 2 interval": (
+        "Table 2: each scheme's mean per aggregate with its 95% interval (± 0.01 Mb/s)",
+        "our mean within the paper's interval: |T_i − paper_i| ≤ the paper's half-width "
+        "(0.01 Mb/s)",
+        "the issue asks for the paper's intervals as printed; where the model's TCP or "
+        "header accounting moves a mean by more, the report says so",
+    ),
+    "table 2 profile": (
+        "'RIO, DRIO and URIO schemes distribute bandwidth according to the subscribed "
+        "profiles' (§5.5; Expected = CIR + (10 − 5)/5 = CIR + 1 Mb/s)",
+        "every aggregate's mean within ±5% of its Expected share, for each scheme",
+        "the paper's own rows are within 1.2% of Expected; 5% keeps the five Expected "
+        "values (0.25 Mb/s apart, 10-17%) distinguishable",
+    ),
+}
+
+
+# The paper's words behind each claim (the TOLERANCES entry gives the rule).
+SAYS = {
+    "fig5a RIO biased by microflows": "§5.1: 'Under RIO, the aggregate with a larger number "
+    "of microflows obtains a greater share of the bandwidth' (5 → 25 flows)",
+    "fig5b RIO biased by RTT": "§5.2: 'Under RIO, aggregates cannot achieve its proportional "
+    "share of bandwidth' (access delay 1 → 100 ms; the shorter RTT gets more)",
+    "fig5c RIO biased by packet size": "§5.3: 'Through RIO, the aggregate that is sending "
+    "larger packets consumes more of the available bandwidth' (500 → 1500 B)",
+    "fig5d RIO: UDP above, TCP below": "§5.4: 'With RIO, UDP traffic consumes more than its "
+    "available throughput impacting TCP traffic negatively'",
+    "fig5a DRIO fair despite microflows": "§5.1: 'With both DRIO and URIO, each aggregate "
+    "obtains an equal amount of bandwidth'",
+    "fig5b DRIO fair despite RTT": "§5.2: 'With both DRIO and URIO, this bias is fully overcome'",
+    "fig5c DRIO biased by packet size": "§5.3: 'DRIO cannot correct this bias either since "
+    "it does not take into account that packets may have different sizes'",
+    "fig5d DRIO: UDP above, TCP below": "§5.4: 'Under DRIO, this bias is only slightly mitigated'",
+    "fig5d DRIO mitigates UDP": "§5.4: 'Under DRIO, this bias is only slightly mitigated'",
+    "fig5a URIO fair despite microflows": "§5.1: 'With both DRIO and URIO, each aggregate "
+    "obtains an equal amount of bandwidth'",
+    "fig5b URIO fair despite RTT": "§5.2: 'With both DRIO and URIO, this bias is fully overcome'",
+    "fig5c URIO fair despite packet size": "§5.3: 'Only URIO can make the sharing of "
+    "bandwidth insensitive to the packet sizes of the aggregates'",
+    "fig5d URIO fair despite UDP": "§5.4: 'only URIO can completely isolate UDP traffic and "
+    "share the extra bandwidth in a TCP-friendly manner'",
+}
+
+
+def tolerance_note() -> str:
+    lines = [
+        "Tolerances, fixed before the first run (paper's words → our rule → why):",
+        "",
+        "| claim | paper | rule | why |",
+        "|---|---|---|---|",
+    ]
+    for k, (says, rule, why) in TOLERANCES.items():
+        lines.append(f"| {k} | {says} | {rule} | {why} |")
+    return "\n".join(lines)
+
+
+def spearman(x: Sequence[float]) -> float:
+    """Spearman's ρ of the aggregates' order (1..n) against the values x."""
+    if len(x) < 2 or any(math.isnan(v) for v in x):
+        return float("nan")
+    return float(spearmanr(range(len(x)), x).statistic)
+
+
+# (mean, ci95) per aggregate, aggregates 1..5 in order.
+Row = Sequence[tuple[float, float]]
+
+
+def bias_check(row: Row, direction: int) -> Callable[[object], tuple[bool, str]]:
+    """direction +1: throughput grows with the parameter; −1: it falls."""
+    means = [m for m, _ in row]
+    rho = spearman(means)
+    (m0, c0), (m1, c1) = row[0], row[-1]
+    gap = direction * (m1 - m0) - (c0 + c1)
+
+    def check(_v: object) -> tuple[bool, str]:
+        # 1e-12: scipy's ρ of one swap among five is 0.8999999999999998, not 0.9.
+        ok = direction * rho >= RHO_MIN - 1e-12 and gap > 0
+        shown = f"ρ {fmt(rho)}, ends {fmt(m0)} ± {fmt(c0)} → {fmt(m1)} ± {fmt(c1)}"
+        want = "≥" if direction > 0 else "≤ −"
+        return judge(
+            ok,
+            value=shown,
+            needs=f"ρ {want}{RHO_MIN} and the end intervals apart in that direction",
+            holds=shown,
+        )
+
+    return check
+
+
+def band_check(row: Row) -> Callable[[object], tuple[bool, str]]:
+    means = [m for m, _ in row]
+    out = [i + 1 for i, m in enumerate(means) if not abs(m - FAIR_MBPS) <= BAND_MBPS]
+
+    def check(_v: object) -> tuple[bool, str]:
+        shown = ", ".join(fmt(m) for m in means)
+        return judge(
+            not out,
+            value=shown + f" (aggregates {', '.join(map(str, out))} outside)",
+            needs=f"each in [{fmt(FAIR_MBPS - BAND_MBPS)}, {fmt(FAIR_MBPS + BAND_MBPS)}]",
+            holds=f"{shown} each in {fmt(FAIR_MBPS)} ± {fmt(BAND_MBPS)}",
+        )
+
+    return check
+
+
+def udp_check(row: Row) -> Callable[[object], tuple[bool, str]]:
+    means = [m for m, _ in row]
+    tcp, udp = means[:3], means[3:]
+    ok = all(m > FAIR_MBPS + BAND_MBPS for m in udp) and all(m < FAIR_MBPS - BAND_MBPS for m in tcp)
+
+    def check(_v: object) -> tuple[bool, str]:
+        shown = f"TCP {', '.join(fmt(m) for m in tcp)}; UDP {', '.join(fmt(m) for m in udp)}"
+        return judge(
+            ok,
+            value=shown,
+            needs=f"UDP each > {fmt(FAIR_MBPS + BAND_MBPS)}, TCP each < "
+            f"{fmt(FAIR_MBPS - BAND_MBPS)}",
+            holds=shown,
+        )
+
+    return check
+
+
+def _not_run(scheme: str) -> Callable[[object], tuple[bool, str]]:
+    return lambda _v: judge(
+        False,
+        value="not run",
+        needs=f"an engine with the `{scheme}` AQM (this build rejects it)",
+        holds="",
+    )
+
+
+def claims(
+    t: Mapping[str, Mapping[str, Row]],
+    table2: Mapping[str, Row],
+    paper_table2: Mapping[str, Sequence[float]],
+    expected: Sequence[float],
+    schemes_run: Sequence[str],
+) -> list[Claim]:
+    """t[scheme][experiment] = the five (mean, ci) of experiments a-d; table2[scheme] the
+    same for experiment e; paper_table2[scheme] the paper's five means."""
+    out: list[Claim] = []
+
+    def add(cid: str, key: str, scheme: str, measured, check, unit="Mb/s per aggregate"):
+        if scheme not in schemes_run:
+            measured, check = "not run", _not_run(scheme.lower())
+        says = SAYS.get(cid, TOLERANCES[key][0])
+        out.append(Claim(cid, says, measured, check, unit=unit, needs_full_size=FULL))
+
+    def means(scheme: str, x: str) -> str:
+        return ", ".join(fmt(m) for m, _ in t[scheme][x]) if scheme in t else ""
+
+    for x, direction, what in [
+        ("a", 1, "microflows"),
+        ("b", -1, "RTT"),
+        ("c", 1, "packet size"),
+    ]:
+        s = "RIO"
+        add(
+            f"fig5{x} RIO biased by {what}",
+            "bias",
+            s,
+            means(s, x),
+            _get(t, s, x, bias_check, direction),
+        )
+    add(
+        "fig5d RIO: UDP above, TCP below",
+        "udp",
+        "RIO",
+        means("RIO", "d"),
+        _get(t, "RIO", "d", udp_check),
+    )
+    for x, what in [("a", "microflows"), ("b", "RTT")]:
+        add(
+            f"fig5{x} DRIO fair despite {what}",
+            "band",
+            "DRIO",
+            means("DRIO", x),
+            _get(t, "DRIO", x, band_check),
+        )
+    add(
+        "fig5c DRIO biased by packet size",
+        "bias",
+        "DRIO",
+        means("DRIO", "c"),
+        _get(t, "DRIO", "c", bias_check, 1),
+    )
+    add(
+        "fig5d DRIO: UDP above, TCP below",
+        "udp",
+        "DRIO",
+        means("DRIO", "d"),
+        _get(t, "DRIO", "d", udp_check),
+    )
+    if "DRIO" in schemes_run and "RIO" in schemes_run:
+        d_udp = sum(m for m, _ in t["DRIO"]["d"][3:]) / 2
+        r_udp = sum(m for m, _ in t["RIO"]["d"][3:]) / 2
+        chk = lambda _v, d=d_udp, r=r_udp: judge(  # noqa: E731
+            d <= r,
+            value=f"DRIO {fmt(d)} vs RIO {fmt(r)}",
+            needs="DRIO ≤ RIO",
+            holds=f"DRIO {fmt(d)} ≤ RIO {fmt(r)}",
+        )
+        add("fig5d DRIO mitigates UDP", "mitigated", "DRIO", d_udp, chk, unit="Mb/s (UDP mean)")
+    else:
+        add("fig5d DRIO mitigates UDP", "mitigated", "DRIO", "", _not_run("drio"))
+    for x, what in [("a", "microflows"), ("b", "RTT"), ("c", "packet size"), ("d", "UDP")]:
+        add(
+            f"fig5{x} URIO fair despite {what}",
+            "band",
+            "URIO",
+            means("URIO", x),
+            _get(t, "URIO", x, band_check),
+        )
+
+    for s, paper in paper_table2.items():
+        row = table2.get(s)
+        if row is None:
+            add(f"t2 {s} within the paper's intervals", "table 2 interval", s, "", _not_run(s))
+            add(f"t2 {s} by subscribed profile", "table 2 profile", s, "", _not_run(s))
+            continue
+        ours = [m for m, _ in row]
+        off = [
+            i + 1
+            for i, (m, p) in enumerate(zip(ours, paper, strict=True))
+            if abs(m - p) > 0.01 + 1e-9
+        ]
+        shown = ", ".join(fmt(m) for m in ours)
+        add(
+            f"t2 {s} within the paper's intervals",
+            "table 2 interval",
+            s,
+            shown,
+            lambda _v, off=off, shown=shown, paper=paper: judge(
+                not off,
+                value=f"{shown} (aggregates {', '.join(map(str, off))} outside)",
+                needs=f"each within ± 0.01 of {', '.join(fmt(p) for p in paper)}",
+                holds=f"{shown} each within ± 0.01 of the paper's",
+            ),
+        )
+        bad = [
+            i + 1
+            for i, (m, e) in enumerate(zip(ours, expected, strict=True))
+            if abs(m - e) > 0.05 * e
+        ]
+        add(
+            f"t2 {s} by subscribed profile",
+            "table 2 profile",
+            s,
+            shown,
+            lambda _v, bad=bad, shown=shown: judge(
+                not bad,
+                value=f"{shown} (aggregates {', '.join(map(str, bad))} outside)",
+                needs=f"each within ±5% of {', '.join(fmt(e) for e in expected)}",
+                holds=f"{shown} each within ±5% of Expected",
+            ),
+        )
+    return out
+
+
+def _get(t, scheme: str, x: str, make, *args):
+    """The check for one scheme and experiment, or a failing 'not run' one."""
+    if scheme not in t:
+        return _not_run(scheme.lower())
+    return make(t[scheme][x], *args)

@@ -17,13 +17,6 @@ FILES = sorted((ROOT / "scenarios").glob("*.toml"))
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_scenario_file_runs_at_a_short_horizon(path):
     s = sc.load(path)
-    if path.name == "diffserv_urio.toml":
-        from aqmlab.experiments.urio import engine_has
-
-        # Issue 13 lands URIO's engine side and this file on separate branches; once the
-        # engine has it, this runs like every other file (remove the skip with the merge).
-        if not engine_has("URIO"):
-            pytest.skip("this engine build has no urio AQM")
     s["simulation"].update(duration="3s", warmup="0s")
     s["simulation"].pop("sample_interval", None)
     for f in s.get("flows", []):

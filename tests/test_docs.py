@@ -128,7 +128,11 @@ FLOW_REQUIRED = {
     "onoff": {"rate": "1Mbps", "on_time": "100ms", "off_time": "100ms"},
     "tcp": {},
 }
-AQM_REQUIRED = {"red": {"min_th": 5, "max_th": 15}, "bio": {"levels": [{"max_th": 5}]}}
+AQM_REQUIRED = {
+    "red": {"min_th": 5, "max_th": 15},
+    "bio": {"levels": [{"max_th": 5}]},
+    "cioq_red": {"nu": 0.5, "min_th": 5, "max_th": 15},
+}
 LOSS_REQUIRED = {
     "bernoulli": {"p": 0.01},
     "gilbert_elliott": {"p_gb": 0.01, "p_bg": 0.5},
@@ -307,7 +311,7 @@ def doc() -> dict[str, dict[str, dict[str, str]]]:
 def test_the_engine_schema_probe_finds_every_table_and_the_seventeen_tcp_fields(schema):
     # Guards the probe itself: if an engine message changed form, the doc checks below
     # would compare against nothing.
-    assert len([k for k in schema if k.startswith("aqm/")]) == 16
+    assert len([k for k in schema if k.startswith("aqm/")]) == 17
     assert schema["aqm/droptail"] == []
     assert len(schema["flow/tcp"]) == 17
     assert schema["flow"] == ["name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"]

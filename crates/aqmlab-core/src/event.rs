@@ -26,6 +26,9 @@ pub enum Event {
         channel: u32,
         packet: u32,
     },
+    /// A switch's fabric finishes moving `packet` over its internal path `path` (input ·
+    /// n + output), or, with `packet` = `NO_PACKET`, a crossbar's scheduling phase.
+    Fabric { switch: u32, path: u32, packet: u32 },
     /// A cancellable timer fires (slot, generation).
     Timer { slot: u32, generation: u32 },
     /// A flow's application stops producing data (TCP; UDP sources know their stop time).
@@ -35,6 +38,9 @@ pub enum Event {
     /// End of the warm-up: statistics restart from here.
     WarmupEnd,
 }
+
+/// `Event::Fabric`'s packet when the event carries none.
+pub const NO_PACKET: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {

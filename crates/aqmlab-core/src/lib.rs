@@ -30,6 +30,7 @@ pub mod rng;
 pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod switch;
 pub mod table;
 pub mod tcp;
 pub mod traffic;

@@ -349,6 +349,35 @@ impl OutputQueue {
     /// A dropped packet is still in the arena: the caller frees it and charges its flow.
     #[inline]
     pub fn arrive(&mut self, idx: u32, pkts: &mut PacketArena, now: Time) -> Admission {
+        self.admit(idx, pkts, now, None)
+    }
+
+    /// `arrive` at a queue whose capacity is a buffer shared with other queues (a switch
+    /// input's VOQs, `input_buffer = "per_port"`): `room` says whether the shared buffer
+    /// holds the packet, and replaces this queue's own capacity check.
+    pub fn arrive_shared(
+        &mut self,
+        idx: u32,
+        pkts: &mut PacketArena,
+        now: Time,
+        room: bool,
+    ) -> Admission {
+        self.admit(idx, pkts, now, Some(room))
+    }
+
+    /// The packet at the head of a FIFO buffer (None for a flow-queue buffer).
+    pub fn head(&self) -> Option<u32> {
+        self.fifo.front().copied()
+    }
+
+    #[inline(always)]
+    fn admit(
+        &mut self,
+        idx: u32,
+        pkts: &mut PacketArena,
+        now: Time,
+        room: Option<bool>,
+    ) -> Admission {
         let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += size as u64;
@@ -370,7 +399,7 @@ impl OutputQueue {
             Verdict::Mark(r) if ecn.is_ect() => Some(r),
             Verdict::Mark(_) | Verdict::Pass => None,
         };
-        if !self.has_room(size) {
+        if !room.unwrap_or_else(|| self.has_room(size)) {
             self.aqm.on_overflow(&self.v, now);
             return self.drop_arrival(Reason::Overflow, c);
         }

@@ -4,13 +4,15 @@
 //! behind it) and `Arrive` at the far end, scheduled when transmission starts, merging
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
+mod crossbar;
 mod edge;
 mod measure;
+mod switch;
 mod tcp;
 
 use crate::aqm::{Aqm, Discipline, Reason, NUM_COLOURS, NUM_REASONS};
 use crate::diffserv::Conditioner;
-use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers};
+use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers, NO_PACKET};
 use crate::link::{Channel, Fate, Loss};
 use crate::packet::{Ecn, Packet, PacketArena};
 use crate::queue::{Admission, ColourCounters, Limit, OutputQueue, QueueId};
@@ -227,8 +229,8 @@ pub struct RunResults {
 }
 
 /// What a node does with a packet that arrives on one of its input channels: a closed set,
-/// dispatched by `Simulator::arrive` (a CIOQ switch joins as a variant with its input
-/// ports, VOQs and fabric).
+/// dispatched by `Simulator::arrive`. Variants stay small and `Copy`: a kind's state lives
+/// out of line, indexed by the variant's number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Node {
     /// Sources and sinks: a packet that arrives is delivered.
@@ -237,6 +239,8 @@ enum Node {
     Router,
     /// A router that first conditions arrivals (DiffServ edge): `Simulator::edges[i]`.
     Edge(u32),
+    /// A CIOQ switch: `Simulator::switches.list[i]` (sim/switch.rs).
+    Switch(u32),
 }
 
 pub struct Simulator<'a> {
@@ -253,8 +257,11 @@ pub struct Simulator<'a> {
     /// The DiffServ edge routers' stages and their conditioners (sim/edge.rs).
     edges: Vec<edge::Edge>,
     conditioners: Vec<Conditioner>,
+    /// The CIOQ switches, their input queues' ids and fabrics (sim/switch.rs).
+    switches: switch::Switches,
     channels: Vec<Channel>,
-    /// Every queue, by `QueueId`; `drains[q]` is the channel queue q feeds.
+    /// Every queue, by `QueueId`; `drains[q]` is the channel queue q feeds (`NO_CHANNEL`
+    /// for a switch's input queues, which the fabric drains).
     queues: Vec<OutputQueue>,
     drains: Vec<u32>,
     /// The UDP source of each flow (None for TCP flows).
@@ -360,6 +367,7 @@ impl<'a> Simulator<'a> {
         }
         let routes = s.routes();
         let (nodes, edges, conditioners) = edge::build(c, &channels, &routes);
+        let switches = switch::build(c, &channels, &mut queues, &mut drains);
         let mut ts = TimeSeries::default();
         let mut ts_base = vec![];
         for ch in &channels {
@@ -406,6 +414,7 @@ impl<'a> Simulator<'a> {
             nodes,
             edges,
             conditioners,
+            switches,
             channels,
             queues,
             drains,
@@ -487,15 +496,30 @@ impl<'a> Simulator<'a> {
                     channel,
                     packet,
                 } => self.arrive(node as usize, channel, packet),
+                Event::Fabric {
+                    switch,
+                    path,
+                    packet,
+                } => {
+                    if packet == NO_PACKET {
+                        self.phase(switch as usize)
+                    } else {
+                        self.fabric_done(switch, path, packet)
+                    }
+                }
                 Event::Timer { slot, generation } => match self.timers.fire(slot, generation) {
                     Some(TimerOwner::TcpRto(f)) => self.on_rto_timer(f as usize),
                     Some(TimerOwner::TcpDelAck(f)) => self.on_delack_timer(f as usize),
                     Some(TimerOwner::Queue(id)) => {
                         let q = &mut self.queues[id.ix()];
-                        // A periodic AQM must learn of an idle period before it acts on it.
-                        let ch = &mut self.channels[self.drains[id.ix()] as usize];
-                        if let (_, Some(since)) = ch.take_idle(t) {
-                            q.aqm.on_idle(since);
+                        // A periodic AQM must learn of an idle period before it acts on it
+                        // (a switch's input queue is told at once, see sim/switch.rs).
+                        let drain = self.drains[id.ix()];
+                        if drain != switch::NO_CHANNEL {
+                            let ch = &mut self.channels[drain as usize];
+                            if let (_, Some(since)) = ch.take_idle(t) {
+                                q.aqm.on_idle(since);
+                            }
                         }
                         let view = *q.view();
                         if let Some(next) = q.aqm.on_timer(&view, t) {
@@ -561,6 +585,7 @@ impl<'a> Simulator<'a> {
                 self.condition(e, channel, pkt);
                 self.forward(node, pkt)
             }
+            Node::Switch(k) => self.switch_arrive(k, channel, pkt),
         }
     }
 

@@ -89,6 +89,11 @@ const AQMS: &[(&str, &str, &str)] = &[
         r#"{ type = "bio", levels = [{ max_th = 100 }, { max_th = 50 }], byte_mode = true }"#,
     ),
     (
+        "cioq_red",
+        r#"{ type = "cioq_red", nu = 0.5, min_th = 5, max_th = 15 }"#,
+        r#"{ type = "cioq_red", nu = 0.5, min_th = 5, max_th = 15, byte_mode = true, mean_pktsize = 1000 }"#,
+    ),
+    (
         "fq_codel",
         r#"{ type = "fq_codel" }"#,
         r#"{ type = "fq_codel" }"#,

@@ -115,7 +115,8 @@ const TAGS: &[&str] = &[
     "host", "router", "cbr", "poisson", "onoff", "droptail", "bernoulli", "gilbert_elliott",
     "fixed", "exponential", "pareto", "red", "tcp", "switch", "", "Host", "h1", "r1", "h2",
     "blue", "sfb", "rio", "bio", "rio_c", "rio_d", "wred", "AAI", "SST", "dsred",
-    "drio", "urio", "congested", "admitted",
+    "drio", "urio", "congested", "admitted", "cioq_red", "links", "voq", "fifo", "per_voq",
+    "per_port",
 ];
 
 /// The number part of unit-like strings.

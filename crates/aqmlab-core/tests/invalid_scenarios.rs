@@ -82,6 +82,18 @@ shape = 1.5
 "#;
 
 /// The base scenario with `from` (which must occur exactly once) replaced by `to`.
+/// r1's switch table (`extra` lines added to it).
+const SWITCH: &str = "[nodes.switch]\nspeedup = 1.5\ninput_queue = { limit_pkts = 20 }\nfabric = { type = \"links\" }\n";
+
+/// The base scenario with r1 a switch (`extra` lines in its table): its ports differ in
+/// rate (100 and 10 Mb/s) until a case equalises them.
+fn switch(extra: &str) -> String {
+    edit(
+        "name = \"r1\"\ntype = \"router\"",
+        &format!("name = \"r1\"\ntype = \"switch\"\n{SWITCH}{extra}"),
+    )
+}
+
 fn edit(from: &str, to: &str) -> String {
     let n = BASE.matches(from).count();
     assert_eq!(n, 1, "edit target {from:?} occurs {n} times in BASE");
@@ -327,12 +339,12 @@ fn cases() -> Vec<Case> {
         case("string where the aqm table is expected", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = "droptail""#),
             "links[1].queue.aqm", N, "invalid type: string \"droptail\", expected a map"),
         // --- unknown `type` values -------------------------------------------------------
-        case("unknown node type", edit(r#"type = "router""#, r#"type = "switch""#),
-            "nodes[1].type", N, "unknown variant `switch`, expected `host` or `router`"),
+        case("unknown node type", edit(r#"type = "router""#, r#"type = "hub""#),
+            "nodes[1].type", N, "unknown variant `hub`, expected one of `host`, `router`, `switch`"),
         case("unknown flow type", edit(r#"type = "cbr""#, r#"type = "quic""#),
             "flows[0].type", N, "unknown variant `quic`, expected one of `cbr`, `poisson`, `onoff`, `tcp`"),
         case("unknown aqm type", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "bogus" }"#),
-            "links[1].queue.aqm.type", Some("\"bogus\""), "unknown type; expected one of \"droptail\", \"red\", \"ared\", \"rem\", \"feng_red\", \"psand\", \"pi\", \"blue\", \"sfb\", \"codel\", \"pie\", \"rio\", \"drio\", \"urio\", \"bio\", \"fq_codel\""),
+            "links[1].queue.aqm.type", Some("\"bogus\""), "unknown type; expected one of \"droptail\", \"red\", \"ared\", \"rem\", \"feng_red\", \"psand\", \"pi\", \"blue\", \"sfb\", \"codel\", \"pie\", \"rio\", \"drio\", \"urio\", \"bio\", \"cioq_red\", \"fq_codel\""),
         case("rem phi of one", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "rem", phi = 1.0 }"#),
             "links[1].queue.aqm.phi", Some("1"), "must be a finite number > 1"),
         case("rem negative gamma", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "rem", gamma = -0.001 }"#),
@@ -635,6 +647,33 @@ fn cases() -> Vec<Case> {
             "links[1].delay", Some("\"1000001s\""), "must be <= \"1000000s\""),
         case("off_time beyond 1000000 s", edit(r#"off_time = "150ms""#, r#"off_time = "300000000min""#),
             "flows[2].off_time", Some("\"300000000min\""), "must be <= \"1000000s\""),
+        // --- CIOQ switches (r1 becomes a switch; its ports are links[0] and links[1]) -----
+        case("switch without its table", edit("name = \"r1\"\ntype = \"router\"", "name = \"r1\"\ntype = \"switch\""),
+            "nodes[1].switch", N, "required for type = \"switch\""),
+        case("switch table on a router", edit("name = \"r1\"\ntype = \"router\"", &format!("name = \"r1\"\ntype = \"router\"\n{SWITCH}")),
+            "nodes[1].switch", Some("\"r1\""), "only a type = \"switch\" node has a switch table; this node is a router"),
+        case("switch ports of different rates", switch(""),
+            "links[1].bandwidth", Some("\"10Mbps\""), "every port of switch \"r1\" must have one line rate; links[0] has \"100Mbps\""),
+        case("switch speedup 0", switch("").replace("speedup = 1.5", "speedup = 0.0").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.speedup", Some("0"), "must be a number in (0, 1024]"),
+        case("switch speedup not finite", switch("").replace("speedup = 1.5", "speedup = inf").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.speedup", Some("inf"), "must be a number in (0, 1024]"),
+        case("switch input queue without a limit", switch("").replace("limit_pkts = 20", "").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.input_queue.limit_pkts", N, "one of limit_pkts or limit_bytes is required"),
+        case("switch input queue with a bad AQM field", switch("").replace("limit_pkts = 20", "limit_pkts = 20, aqm = { type = \"red\", min_th = 9, max_th = 3 }").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.input_queue.aqm.max_th", Some("3"), "must be > min_th = 9"),
+        case("switch fabric of unknown type", switch("").replace("type = \"links\"", "type = \"bus\"").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.fabric.type", Some("\"bus\""), "unknown type; expected one of \"links\""),
+        case("switch unknown field", switch("colour = 1\n").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.colour", N, "unknown field `colour`, expected one of `speedup`"),
+        case("switch inputs neither voq nor fifo", switch("inputs = \"cells\"\n").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.inputs", N, "unknown variant `cells`"),
+        case("fifo inputs with a per-port buffer", switch("inputs = \"fifo\"\ninput_buffer = \"per_port\"\n").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.input_buffer", Some("\"per_port\""), "only with inputs = \"voq\""),
+        case("flow-queue inputs on a shared buffer", switch("input_buffer = \"per_port\"\n").replace("limit_pkts = 20", "limit_pkts = 20, aqm = { type = \"fq_codel\" }").replace("\"10Mbps\"", "\"100Mbps\""),
+            "nodes[1].switch.input_queue.aqm.type", Some("\"fq_codel\""), "a flow-queue input needs inputs = \"voq\""),
+        case("cioq_red with a negative nu", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "cioq_red", nu = -1, min_th = 5, max_th = 15 }"#),
+            "links[1].queue.aqm.nu", Some("-1"), "must be a finite number >= 0"),
         // --- versions, syntax and required fields ----------------------------------------
         case("unsupported schema_version", edit("schema_version = 1", "schema_version = 2"),
             "schema_version", Some("2"), "unsupported; this aqmlab reads 1"),

@@ -86,6 +86,7 @@ pub mod aggregates;
 pub mod ared;
 pub mod bio;
 pub mod blue;
+pub mod cioq_red;
 pub mod codel;
 pub mod drio;
 pub mod droptail;
@@ -110,6 +111,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 pub use ared::{Ared, AredSpec};
 pub use bio::{Bio, BioSpec};
 pub use blue::{Blue, BlueSpec};
+pub use cioq_red::{CioqRed, CioqRedSpec};
 pub use codel::{Codel, CodelSpec};
 pub use drio::{Drio, DrioSpec};
 pub use droptail::{DropTail, DropTailSpec};
@@ -442,6 +444,7 @@ registry! {
         "drio" => Drio(DrioSpec, Drio),
         "urio" => Urio(UrioSpec, Urio),
         "bio" => Bio(BioSpec, Bio),
+        "cioq_red" => CioqRed(CioqRedSpec, CioqRed),
     }
     flow_queue {
         "fq_codel" => FqCodel(FqCodelSpec),

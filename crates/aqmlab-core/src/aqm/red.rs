@@ -164,6 +164,10 @@ impl RedParams {
     pub fn ecn(&self) -> bool {
         self.cfg.ecn
     }
+    /// Whether avg and the thresholds are in bytes.
+    pub fn byte_mode(&self) -> bool {
+        self.cfg.byte_mode
+    }
 
     /// The backlog RED averages: the queue's packets, or its bytes in byte mode.
     pub fn backlog(&self, q: &QueueView) -> f64 {

@@ -180,7 +180,7 @@ pub fn validate_conditioners(s: &Scenario, p: &mut Problems) {
             p.err(
                 a,
                 format!("\"{}\"", n.name),
-                "only routers condition traffic; this node is a host",
+                "only routers condition traffic; this node is not a router",
             );
             continue;
         }

@@ -11,6 +11,7 @@
 
 mod flow;
 mod profile;
+pub mod switch;
 
 pub use crate::aqm::AqmSpec;
 use crate::aqm::{Limit, QueueCtx};
@@ -79,6 +80,8 @@ pub struct Simulation {
 pub enum NodeKind {
     Host,
     Router,
+    /// A CIOQ switch: input queues, a fabric, output queues (`switch.rs`).
+    Switch,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -90,6 +93,9 @@ pub struct NodeSpec {
     /// DiffServ edge conditioners (routers only): classify, meter and colour arrivals.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditioners: Vec<crate::diffserv::ConditionerSpec>,
+    /// The switch's model (switches only, required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch: Option<switch::SwitchSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -637,6 +643,9 @@ impl Validator {
         }
 
         crate::diffserv::conditioner::validate_conditioners(s, &mut self.p);
+        switch::validate_switches(s, &mut self.p, &mut |p, path, q, ctx| {
+            Validator::queue_into(p, path, q, ctx)
+        });
 
         let routes = s.routes();
         let mut flow_names = BTreeSet::new();
@@ -716,24 +725,28 @@ impl Validator {
     }
 
     fn queue(&mut self, p: &str, q: &QueueSpec, ctx: &QueueCtx) {
+        Self::queue_into(&mut self.p, p, q, ctx)
+    }
+
+    fn queue_into(pr: &mut Problems, p: &str, q: &QueueSpec, ctx: &QueueCtx) {
         match (q.limit_pkts, q.limit_bytes) {
-            (Some(_), Some(_)) => self.err(
+            (Some(_), Some(_)) => pr.err(
                 format!("{p}.limit_bytes"),
                 "",
                 "limit_pkts and limit_bytes are mutually exclusive; give one",
             ),
-            (None, None) => self.err(
+            (None, None) => pr.err(
                 format!("{p}.limit_pkts"),
                 "",
                 "one of limit_pkts or limit_bytes is required",
             ),
-            (Some(0), None) => self.err(format!("{p}.limit_pkts"), 0, "must be at least 1"),
+            (Some(0), None) => pr.err(format!("{p}.limit_pkts"), 0, "must be at least 1"),
             (None, Some(b)) if b.0 == 0 => {
-                self.err(format!("{p}.limit_bytes"), 0, "must be at least 1")
+                pr.err(format!("{p}.limit_bytes"), 0, "must be at least 1")
             }
             _ => {}
         }
-        q.aqm.validate(&format!("{p}.aqm"), ctx, &mut self.p);
+        q.aqm.validate(&format!("{p}.aqm"), ctx, pr);
     }
 
     /// The first queue with a byte limit smaller than `size` on the route from `a` to `b`:

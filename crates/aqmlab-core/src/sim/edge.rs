@@ -35,9 +35,14 @@ pub(super) fn build(
     let mut nodes = vec![];
     let mut edges = vec![];
     let mut conds: Vec<Conditioner> = vec![];
+    let mut switches = 0;
     for (i, n) in s.nodes.iter().enumerate() {
         nodes.push(match n.kind {
             NodeKind::Host => Node::Host,
+            NodeKind::Switch => {
+                switches += 1;
+                Node::Switch(switches - 1)
+            }
             NodeKind::Router if n.conditioners.is_empty() => Node::Router,
             NodeKind::Router => {
                 let mut e = Edge {

@@ -19,6 +19,7 @@ impl Simulator<'_> {
         for c in &mut self.conditioners {
             c.restart_measurement();
         }
+        self.switches_restart();
         for f in &mut self.flows {
             f.at_warmup = f.c;
             f.acks_at_warmup = f.acks;
@@ -87,7 +88,9 @@ impl Simulator<'_> {
                 return fail(format!("queue {}: {e}", queue_name(self.scenario, ch)));
             }
         }
-        // Every live packet is either waiting in a queue or on a wire (a pending Arrive).
+        let held = self.switches_check().map_err(SimError::Conservation)?;
+        // Every live packet is either waiting in a queue, on a wire (a pending Arrive) or
+        // in a switch's fabric (a pending Fabric with a packet, or held for its path).
         // In flight per flow: [data, acks].
         let mut in_flight = vec![[0u64; 2]; self.flows.len()];
         for p in self.packets.live() {
@@ -96,9 +99,14 @@ impl Simulator<'_> {
         let live: u64 = in_flight.iter().map(|x| x[0] + x[1]).sum();
         let waiting: u64 = self.queues.iter().map(|q| q.len_pkts() as u64).sum();
         let on_wire = self.events.count(|e| matches!(e, Event::Arrive { .. })) as u64;
-        if live != waiting + on_wire {
+        let in_fabric = held
+            + self
+                .events
+                .count(|e| matches!(e, Event::Fabric { packet, .. } if *packet != NO_PACKET))
+                as u64;
+        if live != waiting + on_wire + in_fabric {
             return fail(format!(
-                "{live} live packets != {waiting} waiting + {on_wire} on the wire"
+                "{live} live packets != {waiting} waiting + {on_wire} on the wire + {in_fabric} in switch fabrics"
             ));
         }
         let mut sent = 0;
@@ -133,6 +141,7 @@ impl Simulator<'_> {
         for q in &mut self.queues {
             q.finish(end);
         }
+        self.switches_finish();
         self.check_conservation()?;
         let s = self.scenario;
         let t = secs(end - self.warmup);
@@ -262,6 +271,7 @@ impl Simulator<'_> {
                 .map(|ch| (queue_name(s, ch), &self.queues[ch.queue.ix()])),
         );
         extra_tables.extend(edge::aggregates_table(&self.conditioners, &flows));
+        extra_tables.extend(switch::tables(&self, t));
         Ok(RunResults {
             queues,
             flows,

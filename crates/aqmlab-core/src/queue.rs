@@ -496,7 +496,8 @@ impl OutputQueue {
 
     /// Takes the next packet for the wire. Packets the AQM drops at dequeue are pushed on
     /// `dropped` for the caller to free and charge.
-    #[inline]
+    // Always, as for `AnyAqm::on_arrival`: the switch is a second caller.
+    #[inline(always)]
     pub fn dequeue(
         &mut self,
         pkts: &mut PacketArena,

@@ -4,6 +4,7 @@
 //! behind it) and `Arrive` at the far end, scheduled when transmission starts, merging
 //! serialisation and propagation. Events at the same nanosecond run in scheduling order.
 
+mod crossbar;
 mod edge;
 mod measure;
 mod switch;
@@ -500,8 +501,11 @@ impl<'a> Simulator<'a> {
                     path,
                     packet,
                 } => {
-                    debug_assert_ne!(packet, NO_PACKET);
-                    self.fabric_done(switch, path, packet)
+                    if packet == NO_PACKET {
+                        self.phase(switch as usize)
+                    } else {
+                        self.fabric_done(switch, path, packet)
+                    }
                 }
                 Event::Timer { slot, generation } => match self.timers.fire(slot, generation) {
                     Some(TimerOwner::TcpRto(f)) => self.on_rto_timer(f as usize),

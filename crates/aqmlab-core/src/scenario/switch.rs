@@ -4,7 +4,9 @@
 
 use super::{NodeKind, QueueSpec, Scenario};
 use crate::aqm::{AqmSpec, Limit, QueueCtx};
-use crate::check::{inner, tagged_table, Problems};
+use crate::check::{inner, tagged_table, Problems, MAX_PACKET};
+use crate::switch::sched::SchedulerSpec;
+use crate::units::Bytes;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Ports of one switch at most: VOQs are n², and port indices travel as u16.
@@ -54,9 +56,27 @@ pub enum InputBuffer {
 pub enum FabricSpec {
     /// The CIOQ paper's model (Sec. V-A): n² internal links of rate s·R/n, all at once.
     Links,
+    /// A crossbar at rate s·R, in phases of one `cell` time, scheduled in packet mode by a
+    /// matching algorithm (`sim/crossbar.rs`).
+    Crossbar {
+        scheduler: SchedulerSpec,
+        cell: Bytes,
+    },
 }
 
-pub const FABRIC_TYPES: &[&str] = &["links"];
+pub const FABRIC_TYPES: &[&str] = &["links", "crossbar"];
+
+fn default_cell() -> Bytes {
+    Bytes(64)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CrossbarFields {
+    scheduler: SchedulerSpec,
+    #[serde(default = "default_cell")]
+    cell: Bytes,
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,6 +87,10 @@ impl<'de> Deserialize<'de> for FabricSpec {
         let (ty, rest) = tagged_table::<D>(d, FABRIC_TYPES)?;
         match ty.as_str() {
             "links" => inner::<NoFields, D::Error>(rest).map(|_| FabricSpec::Links),
+            "crossbar" => inner::<CrossbarFields, D::Error>(rest).map(|c| FabricSpec::Crossbar {
+                scheduler: c.scheduler,
+                cell: c.cell,
+            }),
             _ => unreachable!("tagged_table checked the type"),
         }
     }
@@ -74,10 +98,12 @@ impl<'de> Deserialize<'de> for FabricSpec {
 
 impl SwitchSpec {
     /// The rate (bits/s) at which one input queue drains into the fabric, for ports of
-    /// line rate `r_bps`: s·R/n over one internal link. Rounded to a whole bit per second.
+    /// line rate `r_bps`: s·R/n over one internal link, s·R through a crossbar. Rounded to
+    /// a whole bit per second.
     pub fn drain_bps(&self, r_bps: u64, n: usize) -> u64 {
         let bps = match self.fabric {
             FabricSpec::Links => self.speedup * r_bps as f64 / n.max(1) as f64,
+            FabricSpec::Crossbar { .. } => self.speedup * r_bps as f64,
         };
         (bps.round() as u64).max(1)
     }
@@ -188,5 +214,15 @@ pub(super) fn validate_switches(
         };
         let q = &spec.input_queue;
         queue(p, &format!("{a}.input_queue"), q, &q.ctx(bps, &names));
+        if let FabricSpec::Crossbar { scheduler, cell } = &spec.fabric {
+            scheduler.check(&format!("{a}.fabric.scheduler"), n_ports, p);
+            if cell.0 == 0 || cell.0 > MAX_PACKET {
+                p.err(
+                    format!("{a}.fabric.cell"),
+                    cell.0,
+                    format!("must be in [1, {MAX_PACKET}] bytes"),
+                );
+            }
+        }
     }
 }

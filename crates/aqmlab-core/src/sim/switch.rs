@@ -12,50 +12,54 @@
 //! queue j. With FIFO inputs the head-of-line packet starts as soon as its own path is
 //! free, and while that path is busy it blocks everything behind it.
 
+use super::crossbar::Crossbar;
 use super::*;
 use crate::aqm::Backlog;
 use crate::record::TimeWeighted;
 use crate::scenario::switch::{port_links, FabricSpec, InputBuffer, Inputs};
+use crate::table::Column;
 
 /// `drains` of an input queue: it feeds the fabric, not a channel.
 pub(super) const NO_CHANNEL: u32 = u32::MAX;
 const NO_PORT: u16 = u16::MAX;
 
-struct Port {
+pub(super) struct Port {
     /// The channel arriving on this port, and the one leaving it (its output queue).
     out_ch: u32,
     neighbour: u32,
 }
 
 pub(super) struct Switch {
-    node: u32,
-    n: usize,
-    ports: Vec<Port>,
-    fifo: bool,
+    /// The crossbar fabric's state (None: the links fabric).
+    pub(super) crossbar: Option<Box<Crossbar>>,
+    pub(super) node: u32,
+    pub(super) n: usize,
+    pub(super) ports: Vec<Port>,
+    pub(super) fifo: bool,
     /// The limit an input's VOQs share (`input_buffer = "per_port"`).
-    shared: Option<Limit>,
+    pub(super) shared: Option<Limit>,
     /// Input queue k (i·n + j for VOQs, i for FIFOs) is `QueueId(first + k)`.
-    first: u32,
+    pub(super) first: u32,
     /// Per input port: what waits in its queues, and its time average.
-    in_backlog: Vec<Backlog>,
-    in_level: Vec<TimeWeighted>,
+    pub(super) in_backlog: Vec<Backlog>,
+    pub(super) in_level: Vec<TimeWeighted>,
     /// Per output: what waits at the inputs for it (q_input(j)).
-    q_in: Vec<Backlog>,
+    pub(super) q_in: Vec<Backlog>,
     /// Per input queue: its packets crossing the fabric now.
-    crossing: Vec<u32>,
+    pub(super) crossing: Vec<u32>,
     /// Per FIFO input: a packet taken off the FIFO whose path was busy. Only after the
     /// input's AQM dropped the head at dequeue (CoDel) can the next packet find its path
     /// busy; it waits here, in the fabric, for its path.
-    held: Vec<Option<u32>>,
+    pub(super) held: Vec<Option<u32>>,
     /// Per path i·n + j: a transfer is in progress.
-    busy: Vec<bool>,
+    pub(super) busy: Vec<bool>,
     /// Rate of one path (links fabric), bits/s.
-    path_bps: u64,
+    pub(super) path_bps: u64,
     /// Per output: fabric time used inside the measurement window (summed over its paths),
     /// and the packets and bytes it delivered (totals, and at the warm-up).
-    out_busy_ns: Vec<u64>,
-    delivered: Vec<[u64; 2]>,
-    delivered_at_warmup: Vec<[u64; 2]>,
+    pub(super) out_busy_ns: Vec<u64>,
+    pub(super) delivered: Vec<[u64; 2]>,
+    pub(super) delivered_at_warmup: Vec<[u64; 2]>,
 }
 
 /// The switches of a run, and each channel's port at its switch ends.
@@ -119,8 +123,17 @@ pub(super) fn build(
             queues.push(build_queue(&sw.input_queue, limit, path_bps, &names, rng));
             drains.push(NO_CHANNEL);
         }
-        let FabricSpec::Links = sw.fabric;
+        let crossbar = match &sw.fabric {
+            FabricSpec::Links => None,
+            FabricSpec::Crossbar { scheduler, cell } => {
+                let path = format!("nodes/{}/fabric", spec.name);
+                let rng = Rng::for_component(s.simulation.seed, s.simulation.run, &path);
+                let x = Crossbar::new(scheduler, n, cell.0 as u32, path_bps, rng);
+                Some(Box::new(x))
+            }
+        };
         out.list.push(Switch {
+            crossbar,
             node: node as u32,
             n,
             ports,
@@ -152,7 +165,7 @@ fn fits(b: Backlog, size: u32, limit: Limit) -> bool {
 
 impl Switch {
     #[inline]
-    fn local(&self, i: usize, j: usize) -> usize {
+    pub(super) fn local(&self, i: usize, j: usize) -> usize {
         if self.fifo {
             i
         } else {
@@ -160,7 +173,7 @@ impl Switch {
         }
     }
     #[inline]
-    fn queue(&self, i: usize, j: usize) -> QueueId {
+    pub(super) fn queue(&self, i: usize, j: usize) -> QueueId {
         QueueId(self.first + self.local(i, j) as u32)
     }
 }
@@ -168,7 +181,7 @@ impl Switch {
 impl Simulator<'_> {
     /// The output port of switch `k` towards a packet's destination.
     #[inline]
-    fn out_port(&self, k: usize, pkt: u32) -> usize {
+    pub(super) fn out_port(&self, k: usize, pkt: u32) -> usize {
         let node = self.switches.list[k].node as usize;
         let ch = self
             .routes
@@ -234,7 +247,11 @@ impl Simulator<'_> {
 
     /// Starts what input queue (i, j) (or FIFO i) can send now.
     fn serve_input(&mut self, k: usize, i: usize, j: usize) {
-        if self.switches.list[k].fifo {
+        if let Some(x) = &self.switches.list[k].crossbar {
+            if !x.in_busy[i] {
+                self.request_phase(k);
+            }
+        } else if self.switches.list[k].fifo {
             self.serve_fifo(k, i)
         } else if !self.switches.list[k].busy[i * self.switches.list[k].n + j] {
             self.serve_voq(k, i, j)
@@ -242,7 +259,7 @@ impl Simulator<'_> {
     }
 
     /// Takes the next packet of an input queue, freeing those its AQM drops at dequeue.
-    fn take_input(&mut self, k: usize, i: usize, id: QueueId) -> Option<u32> {
+    pub(super) fn take_input(&mut self, k: usize, i: usize, id: QueueId) -> Option<u32> {
         let now = self.now;
         let mut dropped = std::mem::take(&mut self.scratch);
         let next = self.queues[id.ix()].dequeue(&mut self.packets, now, &mut dropped);
@@ -301,7 +318,7 @@ impl Simulator<'_> {
     }
 
     /// An input queue with nothing waiting and nothing crossing: its AQM learns it is idle.
-    fn maybe_idle(&mut self, k: usize, i: usize, j: usize) {
+    pub(super) fn maybe_idle(&mut self, k: usize, i: usize, j: usize) {
         let sw = &self.switches.list[k];
         let l = sw.local(i, j);
         let id = sw.queue(i, j);
@@ -349,8 +366,13 @@ impl Simulator<'_> {
         sw.delivered[j][0] += 1;
         sw.delivered[j][1] += self.packets.get(p).size as u64;
         let out = sw.ports[j].out_ch as usize;
+        let crossbar = sw.crossbar.is_some();
         self.channel_arrive(out, p);
-        self.serve_input(k, i, j);
+        if crossbar {
+            self.crossbar_done(k, i, j);
+        } else {
+            self.serve_input(k, i, j);
+        }
     }
 
     pub(super) fn switches_restart(&mut self) {
@@ -361,6 +383,9 @@ impl Simulator<'_> {
                 lv.restart(now);
             }
             sw.delivered_at_warmup.clone_from(&sw.delivered);
+            if let Some(x) = sw.crossbar.as_deref_mut() {
+                x.stats_at_warmup = x.stats;
+            }
             let count = sw.crossing.len() as u32;
             for q in sw.first..sw.first + count {
                 self.queues[q as usize].restart_measurement(now);
@@ -431,6 +456,7 @@ pub(super) fn tables(sim: &Simulator, t: f64) -> Vec<Table> {
     let mut fabric = Table::new("switch_fabric");
     type Row = (String, u64, String, String, [f64; 4], [u64; 5]);
     let (mut prow, mut vrow, mut frow): (Vec<Row>, Vec<Row>, Vec<Row>) = (vec![], vec![], vec![]);
+    let mut fkind = vec![];
     for sw in &sim.switches.list {
         let sname = name(sw.node);
         for (i, port) in sw.ports.iter().enumerate() {
@@ -476,6 +502,16 @@ pub(super) fn tables(sim: &Simulator, t: f64) -> Vec<Table> {
                 [lv.mean_pkts(), lv.max_pkts as f64, lv.mean_bytes(), 0.0],
                 c,
             ));
+            let (fabric_kind, div, xs) = match sw.crossbar.as_deref() {
+                None => ("links", sw.n as f64, [f64::NAN; 3]),
+                Some(x) => {
+                    let d: Vec<f64> = (0..3)
+                        .map(|c| (x.stats[c] - x.stats_at_warmup[c]) as f64)
+                        .collect();
+                    ("crossbar", 1.0, [d[0], d[1] / d[0], d[2] / d[0]])
+                }
+            };
+            fkind.push(fabric_kind.to_string());
             let del = sw.delivered[i];
             let at = sw.delivered_at_warmup[i];
             let bytes = del[1] - at[1];
@@ -485,12 +521,12 @@ pub(super) fn tables(sim: &Simulator, t: f64) -> Vec<Table> {
                 name(port.neighbour),
                 out,
                 [
-                    sw.out_busy_ns[i] as f64 / (sw.n as f64 * window_ns),
+                    sw.out_busy_ns[i] as f64 / (div * window_ns),
                     bytes as f64 * 8.0 / t,
-                    0.0,
-                    0.0,
+                    xs[1],
+                    xs[2],
                 ],
-                [del[0] - at[0], bytes, 0, 0, 0],
+                [del[0] - at[0], bytes, xs[0] as u64, 0, 0],
             ));
         }
     }
@@ -525,11 +561,14 @@ pub(super) fn tables(sim: &Simulator, t: f64) -> Vec<Table> {
         .column_of("output", &frow, |r| r.1)
         .column_of("neighbour", &frow, |r| r.2.clone())
         .column_of("output_queue", &frow, |r| r.3.clone())
-        .column_of("fabric", &frow, |_| "links".to_string())
+        .push("fabric", Column::Str(fkind))
         .column_of("delivered_pkts", &frow, |r| r.5[0])
         .column_of("delivered_bytes", &frow, |r| r.5[1])
         .column_of("throughput_bps", &frow, |r| r.4[1])
-        .column_of("utilization", &frow, |r| r.4[0]);
+        .column_of("utilization", &frow, |r| r.4[0])
+        .column_of("phases", &frow, |r| r.5[2])
+        .column_of("mean_iterations", &frow, |r| r.4[2])
+        .column_of("mean_match_size", &frow, |r| r.4[3]);
     let mut out = vec![ports];
     if !voqs.is_empty() {
         out.push(voqs);

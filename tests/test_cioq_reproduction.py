@@ -30,6 +30,13 @@ def test_the_network_has_the_papers_buffers_thresholds_and_nu():
     assert lc["nodes"][0]["switch"]["speedup"] == 1.1 and len(lc["links"]) == 4
     with pytest.raises(ValueError, match="topology"):
         cioq.network(4, 1.1, "RED", 1, topology="ring")
+    # The crossbar runs at s·R itself (the split halves are independent matchings), iSLIP
+    # with log2(2n) iterations.
+    xb = aqmlab.canonical(cioq.network(16, 1.4, "RED", 1, fabric="crossbar"))["nodes"][0]
+    assert xb["switch"]["speedup"] == 1.4
+    fab = xb["switch"]["fabric"]
+    assert fab["type"] == "crossbar" and fab["scheduler"] == {"type": "islip", "iterations": 5}
+    assert cioq.engine_has_crossbar()
 
 
 def _drawn(s):
@@ -70,12 +77,21 @@ def test_sessions_are_drawn_per_replication_with_the_papers_distributions():
 
 def test_the_plan_shares_fig3s_last_point_with_fig2():
     p = cioq.plan(False)
-    # 4x4: 3 AQMs x (8 speedups + 10 loads - 1 shared), 2 speedups x 6 nu values, and the
-    # line cards at 3 speedups; 16x16: 3 AQMs x (6 speedups + 5 loads - 1 shared).
-    assert len(p[4]) == 3 * 17 + 12 + 9
-    assert len(p[16]) == 3 * 10
-    assert p[4]["4x4 RED s=1.1 N=800"] == (4, 1.1, "RED", 800, None, "split")
-    assert p[16]["16x16 CIOQ-RED s=1.4 N=640"] == (16, 1.4, "CIOQ-RED", 640, None, "split")
+    # 4x4: 2 fabrics x 3 AQMs x (8 speedups + 10 loads - 1 shared), 2 speedups x 6 nu
+    # values, and the line cards at 3 speedups; 16x16: 2 x 3 x (6 speedups + 5 loads - 1).
+    assert len(p[4]) == 2 * 3 * 17 + 12 + 9
+    assert len(p[16]) == 2 * 3 * 10
+    assert len(cioq.plan(False, crossbar=False)[16]) == 3 * 10
+    assert p[4]["4x4 RED s=1.1 N=800"] == (4, 1.1, "RED", 800, None, "split", "links")
+    assert p[16]["16x16 CIOQ-RED s=1.4 N=640 crossbar"] == (
+        16,
+        1.4,
+        "CIOQ-RED",
+        640,
+        None,
+        "split",
+        "crossbar",
+    )
     assert p[4]["4x4 CIOQ-RED s=1.5 N=800 nu=2"][4] == 2.0
     assert p[4]["4x4 DropTail s=2.1 N=800 linecard"][5] == "linecard"
 
@@ -86,8 +102,8 @@ def test_a_small_real_run_shows_cioq_reds_shorter_output_queue_at_low_speedup():
     runs), while the inputs hold most of the backlog in both. Bounds: CIOQ-RED below half
     of RED's (the claim's factor), the inputs above 15 packets per port for both (26.6 and
     20.7 measured); utilisation a fraction in (0.5, 1]."""
-    pt_r = (4, 1.1, "RED", 800, None, "split")
-    pt_c = (4, 1.1, "CIOQ-RED", 800, None, "split")
+    pt_r = (4, 1.1, "RED", 800, None, "split", "links")
+    pt_c = (4, 1.1, "CIOQ-RED", 800, None, "split", "links")
     r, c = cioq.one_run(pt_r, 0), cioq.one_run(pt_c, 0)
     assert c["out_q"] < 0.5 * r["out_q"], (c, r)
     assert r["in_q"] > 15 and c["in_q"] > 15

@@ -230,13 +230,14 @@ def _verdict(bad: list[str], shown: str, what: str):
 
 
 def claims(
-    figs: Mapping[int, tuple],
+    figs: Mapping[str, tuple],
     nus: Sequence[float],
     nu_rows: Mapping[float, Sequence[Row]],
     runs: int,
 ) -> list[Claim]:
-    """figs[n] = (speedups, by_s, loads, by_k), by_s[aqm][i] and by_k[aqm][i] the metric
-    rows (mean, ci) at speedups[i] and loads[i]."""
+    """figs[name] = (speedups, by_s, loads, by_k), name a claim prefix ("fig4x4",
+    "crossbar 4x4"), by_s[aqm][i] and by_k[aqm][i] the metric rows (mean, ci) at
+    speedups[i] and loads[i]."""
     full = FULL if runs < 2 else ""
     out: list[Claim] = []
     checks = [
@@ -248,13 +249,13 @@ def claims(
         ("6 utilisation equal", _util, 1),
         ("7 loss slightly larger", _loss, 1),
     ]
-    for n, (speedups, by_s, loads, by_k) in figs.items():
+    for name, (speedups, by_s, loads, by_k) in figs.items():
         for key, fn, which in checks:
             x, rows = (speedups, by_s) if which == 0 else (loads, by_k)
             bad, shown = fn(x, rows)
             out.append(
                 Claim(
-                    f"fig{n}x{n} {key}",
+                    f"{name} {key}",
                     TOLERANCES[key][0],
                     shown,
                     _verdict(bad, shown, TOLERANCES[key][1]),

@@ -5,9 +5,17 @@ import aqmlab
 from aqmlab import scenario as sc
 
 
-def _star(n=4, *, speedup=1.1, out_aqm=None, inputs=None, duration="20s"):
+def _star(n=4, *, speedup=1.1, out_aqm=None, inputs=None, fabric=None, duration="20s"):
     """Hosts h0..h{n-1} on 1 Mb/s ports of switch sw; TCP flows h_i -> h_(i+1 mod n)."""
-    nodes = [sc.switch("sw", speedup=speedup, input_queue=sc.queue(limit_pkts=20), inputs=inputs)]
+    nodes = [
+        sc.switch(
+            "sw",
+            speedup=speedup,
+            input_queue=sc.queue(limit_pkts=20),
+            inputs=inputs,
+            fabric=fabric,
+        )
+    ]
     links = []
     for i in range(n):
         nodes.append(sc.host(f"h{i}"))
@@ -66,3 +74,15 @@ def test_fifo_inputs_have_no_voq_table():
     r = aqmlab.run(_star(inputs="fifo", duration="5s"))
     assert "switch_voqs" not in r.tables
     assert len(r.tables["switch_ports"]) == 4
+
+
+def test_crossbar_fabric_echoes_and_reports_matching_statistics():
+    s = _star(fabric=sc.crossbar_fabric("pim", iterations=2), duration="10s")
+    fab = aqmlab.canonical(s)["nodes"][0]["switch"]["fabric"]
+    assert fab == {"type": "crossbar", "scheduler": {"type": "pim", "iterations": 2}, "cell": "64B"}
+    t = aqmlab.run(s).tables["switch_fabric"]
+    assert (t["fabric"] == "crossbar").all()
+    assert (t["phases"] > 0).all()
+    # At most 2 iterations used, and a matching of a 4-port switch has 1 to 4 pairs.
+    assert ((t["mean_iterations"] >= 1) & (t["mean_iterations"] <= 2)).all()
+    assert ((t["mean_match_size"] >= 1) & (t["mean_match_size"] <= 4)).all()

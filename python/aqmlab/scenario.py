@@ -104,6 +104,18 @@ def links_fabric() -> dict[str, Any]:
     return {"type": "links"}
 
 
+def crossbar_fabric(
+    scheduler: str = "islip", *, iterations: int | None = None, cell: int | str | None = None
+) -> dict[str, Any]:
+    """A crossbar at s·R in phases of one ``cell`` (bytes, default 64), scheduled packet by
+    packet by ``scheduler`` "islip", "pim" (each with ``iterations``, default 1) or
+    "max_size" (docs/switch/switch.md, docs/switch/schedulers.md)."""
+    return _opt(
+        {"type": "crossbar", "scheduler": _opt({"type": scheduler}, iterations=iterations)},
+        cell=cell,
+    )
+
+
 def cioq_red(
     nu: float,
     min_th: float,

@@ -176,7 +176,7 @@ def network(
         fabric_s = 2 * speedup if topology == "split" else speedup
     elif fabric == "crossbar":
         iters = max(1, round(np.log2(len(hosts))))
-        fab = {"type": "crossbar", "scheduler": {"type": "islip", "iterations": iters}}
+        fab = sc.crossbar_fabric("islip", iterations=iters)
         fabric_s = speedup
     else:
         raise ValueError(f"fabric {fabric!r}: expected 'links' or 'crossbar'")

@@ -261,7 +261,7 @@ def one_run(point: Point, run: int) -> dict[str, float]:
     return switch_metrics(aqmlab.run(s))
 
 
-def run_points(ctx: Context, pts: dict[str, Point], runs: int, phase: str):
+def run_points(ctx: Context, pts: dict[str, tuple[Point, int]]):
     """Every (configuration, replication) in a process pool, each reduced in its worker to
     a few numbers; finished ones are kept in ``cioq_runs.json`` beside the report, keyed by
     engine version, label and replication, so an interrupted reproduction resumes.
@@ -278,19 +278,28 @@ def run_points(ctx: Context, pts: dict[str, Point], runs: int, phase: str):
     path = ctx.out / ("cioq_runs_quick.json" if ctx.quick else "cioq_runs.json")
     done: dict[str, dict[str, float]] = json.loads(path.read_text()) if path.exists() else {}
     key = lambda lab, r: f"{_core.ENGINE_VERSION}|{lab}|{r}"  # noqa: E731
-    todo = [(lab, r) for lab in pts for r in range(runs) if key(lab, r) not in done]
+    # The 16×16 runs first: they are the long ones, and the pool then ends with short ones.
+    todo = sorted(
+        (
+            (lab, r)
+            for lab, (_, runs) in pts.items()
+            for r in range(runs)
+            if key(lab, r) not in done
+        ),
+        key=lambda t: -pts[t[0]][0][0],
+    )
     workers = ctx.workers or os.cpu_count() or 1
     if todo:
         with cf.ProcessPoolExecutor(workers) as ex:
-            futs = {ex.submit(one_run, pts[lab], r): (lab, r) for lab, r in todo}
+            futs = {ex.submit(one_run, pts[lab][0], r): (lab, r) for lab, r in todo}
             for k, f in enumerate(cf.as_completed(futs), 1):
                 lab, r = futs[f]
                 done[key(lab, r)] = f.result()
                 if k % 20 == 0 or k == len(futs):
                     path.write_text(json.dumps(done))
                     if ctx.progress:
-                        print(f"cioq {phase}: {k} of {len(futs)} runs", flush=True)
-    return {lab: [done[key(lab, r)] for r in range(runs)] for lab in pts}
+                        print(f"cioq: {k} of {len(futs)} runs", flush=True)
+    return {lab: [done[key(lab, r)] for r in range(runs)] for lab, (_, runs) in pts.items()}
 
 
 def switch_metrics(res) -> dict[str, float]:
@@ -416,9 +425,10 @@ def plan(quick: bool, crossbar: bool = True) -> dict[int, dict[str, Point]]:
 def run(ctx: Context) -> list[Claim]:
     runs = RUNS_QUICK if ctx.quick else RUNS
     xbar = engine_has_crossbar()
-    st: dict[str, dict[str, tuple[float, float]]] = {}
-    for n, pts in plan(ctx.quick, xbar).items():
-        st.update(_stats(run_points(ctx, pts, runs[n], f"{n}×{n}")))
+    every = {
+        lab: (p, runs[n]) for n, pts in plan(ctx.quick, xbar).items() for lab, p in pts.items()
+    }
+    st = _stats(run_points(ctx, every))
     ctx.notes.append(
         "Fabrics: `links` (the paper's model, Sec. V-A) and `crossbar` (iSLIP, log2(2n) "
         "iterations, packet mode, 64-byte cells; a real switch's fabric)."

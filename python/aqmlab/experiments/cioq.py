@@ -103,8 +103,11 @@ CHOICES = [
     "(aqmlab limit_pkts 19, docs/queue.md), a RED `limit_ 20` holds 20; so VOQs and "
     "DropTail outputs get 19, RED and CIOQ-RED outputs 20.",
     "RED and CIOQ-RED: min_th 5, max_th 15, w_q 0.004, max_p 0.1 (the paper), the rest "
-    "ns-2's defaults (profile ns2-2001: not gentle, wait count rule, mean packet size from "
-    "the profile); CIOQ-RED ν = 0.5 (4×4) and 0.125 (16×16).",
+    "ns-2's defaults as profile ns2-2001 fills them for RED (gentle on, count rule "
+    "ns2_wait, mean packet size 500 B for the idle decay, ns-2's qlen guard, no ECN); "
+    "CIOQ-RED copies every one of RED's fields (the profile fills `red` only), so it "
+    "differs from RED by ν alone and ν = 0 gives RED's runs exactly; ν = 0.5 (4×4) and "
+    "0.125 (16×16).",
     "Hosts' own queues (host → switch): DropTail, ns-2's default limit_ 50 (49 waiting); "
     "their drops are reported separately and are not the switch's loss.",
     "TCP: ns-2's default Agent/TCP is Tahoe, which aqmlab lacks; we use Reno, the "
@@ -164,7 +167,7 @@ def network(
         out = sc.queue(limit_pkts=BUFFER, aqm=sc.red(**RED))
     else:
         v = size["nu"] if nu is None else nu
-        out = sc.queue(limit_pkts=BUFFER, aqm=sc.cioq_red(v, **RED))
+        out = sc.queue(limit_pkts=BUFFER, aqm={**red_as_run(), "type": "cioq_red", "nu": v})
     if topology == "split":
         hosts = [f"src{i}" for i in range(n)] + [f"dst{i}" for i in range(n)]
     elif topology == "linecard":
@@ -221,6 +224,30 @@ def network(
     )
 
 
+@functools.cache
+def red_as_run() -> dict[str, Any]:
+    """RED's every field as the engine runs it under the profile. The profile fills in
+    ns-2's RED defaults (gentle, mean packet size, the qlen guard) for `red` only, so
+    CIOQ-RED copies them: it must differ from RED by ν alone (ν = 0 is RED exactly)."""
+    from aqmlab import canonical
+
+    s = sc.scenario(
+        profile=PROFILE,
+        duration="1s",
+        nodes=[sc.host("a"), sc.host("b")],
+        links=[
+            sc.link(
+                "a",
+                "b",
+                bandwidth=LINE,
+                delay=LINK_DELAY,
+                queue=sc.queue(limit_pkts=BUFFER, aqm=sc.red(**RED)),
+            )
+        ],
+    )
+    return dict(canonical(s)["links"][0]["queue"]["aqm"])
+
+
 def draw_sessions(s: dict) -> dict[str, str]:
     """One replication's sessions (the sweep's ``per_run``): source, sink, start and stop
     of every flow from a PCG64 stream of (seed, run)."""
@@ -261,6 +288,14 @@ def one_run(point: Point, run: int) -> dict[str, float]:
     return switch_metrics(aqmlab.run(s))
 
 
+def _digest(point: Point) -> str:
+    import hashlib
+    import json
+
+    s = network(*point[:5], topology=point[5], fabric=point[6])
+    return hashlib.sha1(json.dumps(s, sort_keys=True).encode()).hexdigest()[:12]
+
+
 def run_points(ctx: Context, pts: dict[str, tuple[Point, int]]):
     """Every (configuration, replication) in a process pool, each reduced in its worker to
     a few numbers; finished ones are kept in ``cioq_runs.json`` beside the report, keyed by
@@ -277,7 +312,10 @@ def run_points(ctx: Context, pts: dict[str, tuple[Point, int]]):
 
     path = ctx.out / ("cioq_runs_quick.json" if ctx.quick else "cioq_runs.json")
     done: dict[str, dict[str, float]] = json.loads(path.read_text()) if path.exists() else {}
-    key = lambda lab, r: f"{_core.ENGINE_VERSION}|{lab}|{r}"  # noqa: E731
+    # The key holds a hash of the configuration's scenario: a changed model is never mixed
+    # with stored runs of the old one.
+    digest = {lab: _digest(p) for lab, (p, _) in pts.items()}
+    key = lambda lab, r: f"{_core.ENGINE_VERSION}|{digest[lab]}|{lab}|{r}"  # noqa: E731
     # The 16×16 runs first: they are the long ones, and the pool then ends with short ones.
     todo = sorted(
         (

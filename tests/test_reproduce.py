@@ -84,6 +84,11 @@ def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
         ),
         ("bio", 20, ["fig4.png", "fig2.png", "fig3.png"]),
         ("urio", 19, ["fig5.png"]),
+        (
+            "cioq",
+            29,
+            ["fig2.png", "fig3.png", "fig4.png", "fig5.png", "nu_sweep.png", "fig2_crossbar.png"],
+        ),
     ],
 )
 def test_paper_reproductions_run_end_to_end_at_quick_size(
@@ -120,6 +125,13 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
         assert "| needs full size |" in rows["fig4 BIO has the smallest even-odd gap"]
         assert "Tolerances, fixed before the first run" in md
         assert "| BIO-AAI no ECN |" in md  # beyond the paper: its Section 5 question
+    elif name == "cioq":
+        # One replication per point: every claim is judged at full size only.
+        assert "| needs full size |" in rows["fig4x4 1 low-speedup output queue"]
+        xbar = [x for x in md.splitlines() if x.startswith("| crossbar 16x16 7 loss slightly")]
+        assert len(xbar) == 1 and "| needs full size |" in xbar[0]
+        assert "Tolerances, fixed before the first full run" in md
+        assert "Line cards instead" in md and "crossbar (iSLIP" in md
     elif name == "urio":
         # 2 replications of 20 s: every claim is judged at full size only.
         assert "| needs full size |" in rows["fig5a RIO biased by microflows"]

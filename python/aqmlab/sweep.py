@@ -577,6 +577,7 @@ def _sweep(
                 continue
             tasks.append((key, p, r, canon_text))
 
+    invalid = len(failures)  # rejected before running: neither in `order` nor pending
     bar: ProgressSink | None = None
     if isinstance(progress, ProgressSink):
         bar = progress
@@ -609,9 +610,18 @@ def _sweep(
             bar.stop()
             bar = None
         code = EXIT_CODES[signal.Signals(sig.signum)]
-        kept = f"{skipped + finished} runs stored" if store else f"{finished} runs done (no store)"
+        pending = len(tasks) - finished
+        if store:
+            # Counted from the store, not from `finished`: the signal can land between a
+            # run's commit and the counter's increment, and the message must say what a
+            # resume will find.
+            stored = len(store.finished_keys() & set(order))
+            pending = len(order) - stored - (len(failures) - invalid)
+            kept = f"{stored} runs stored"
+        else:
+            kept = f"{finished} runs done (no store)"
         raise SweepInterrupted(
-            f"interrupted: {kept}, {len(tasks) - finished} pending; "
+            f"interrupted: {kept}, {pending} pending; "
             + ("run the same command to resume" if store else "nothing was kept"),
             code,
         ) from None

@@ -3,12 +3,13 @@ binding, and the join key from switch_ports to queues."""
 
 import aqmlab
 from aqmlab import scenario as sc
+from aqmlab import switch as swb
 
 
 def _star(n=4, *, speedup=1.1, out_aqm=None, inputs=None, fabric=None, duration="20s"):
     """Hosts h0..h{n-1} on 1 Mb/s ports of switch sw; TCP flows h_i -> h_(i+1 mod n)."""
     nodes = [
-        sc.switch(
+        swb.switch(
             "sw",
             speedup=speedup,
             input_queue=sc.queue(limit_pkts=20),
@@ -77,7 +78,7 @@ def test_fifo_inputs_have_no_voq_table():
 
 
 def test_crossbar_fabric_echoes_and_reports_matching_statistics():
-    s = _star(fabric=sc.crossbar_fabric("pim", iterations=2), duration="10s")
+    s = _star(fabric=swb.crossbar_fabric("pim", iterations=2), duration="10s")
     fab = aqmlab.canonical(s)["nodes"][0]["switch"]["fabric"]
     assert fab == {"type": "crossbar", "scheduler": {"type": "pim", "iterations": 2}, "cell": "64B"}
     t = aqmlab.run(s).tables["switch_fabric"]

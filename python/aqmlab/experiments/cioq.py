@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from aqmlab import scenario as sc
+from aqmlab import switch as swb
 from aqmlab.experiments.cioq_claims import claims, tolerance_note
 from aqmlab.experiments.ns2_era import HEADER, PROFILE, TCP_NS226
 from aqmlab.reproduce import Claim, Context, Experiment, fmt
@@ -175,16 +176,16 @@ def network(
     else:
         raise ValueError(f"topology {topology!r}: expected 'split' or 'linecard'")
     if fabric == "links":
-        fab = sc.links_fabric()
+        fab = swb.links_fabric()
         fabric_s = 2 * speedup if topology == "split" else speedup
     elif fabric == "crossbar":
         iters = max(1, round(np.log2(len(hosts))))
-        fab = sc.crossbar_fabric("islip", iterations=iters)
+        fab = swb.crossbar_fabric("islip", iterations=iters)
         fabric_s = speedup
     else:
         raise ValueError(f"fabric {fabric!r}: expected 'links' or 'crossbar'")
     nodes = [
-        sc.switch("sw", speedup=fabric_s, input_queue=sc.queue(limit_pkts=BUFFER - 1), fabric=fab)
+        swb.switch("sw", speedup=fabric_s, input_queue=sc.queue(limit_pkts=BUFFER - 1), fabric=fab)
     ]
     nodes += [sc.host(h) for h in hosts]
     links = [

@@ -9,6 +9,7 @@
 //! can change: at the first boundary after an arrival at a free input, and at the boundary
 //! where a transfer ends; never while everything is idle or blocked.
 
+use super::switch::in_window;
 use super::*;
 use crate::switch::sched::{Matching, Requests, Scheduler};
 
@@ -186,10 +187,7 @@ impl Simulator<'_> {
         x.out_busy[j] = true;
         let cells = size.div_ceil(x.cell) as u128;
         let done = x.boundary(x.index_at(now) + cells);
-        let (lo, hi) = (now.max(warmup), done.min(end));
-        if hi > lo {
-            sw.out_busy_ns[j] += hi - lo;
-        }
+        sw.out_busy_ns[j] += in_window(now, done, warmup, end);
         self.events.schedule(
             done,
             Event::Fabric {

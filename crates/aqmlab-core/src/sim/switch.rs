@@ -156,6 +156,12 @@ pub(super) fn build(
 }
 
 /// Whether a shared buffer holding `b` takes `size` more bytes.
+/// The part of a transfer [start, done) inside the measurement window [warmup, end), in ns:
+/// what it adds to its output's fabric busy time (both fabrics).
+pub(super) fn in_window(start: Time, done: Time, warmup: Time, end: Time) -> Time {
+    done.min(end).saturating_sub(start.max(warmup))
+}
+
 fn fits(b: Backlog, size: u32, limit: Limit) -> bool {
     match limit {
         Limit::Packets(l) => b.pkts < l,
@@ -340,10 +346,7 @@ impl Simulator<'_> {
         sw.busy[path] = true;
         sw.crossing[l] += 1;
         let done = now + tx_time(size, sw.path_bps);
-        let (lo, hi) = (now.max(warmup), done.min(end));
-        if hi > lo {
-            sw.out_busy_ns[j] += hi - lo;
-        }
+        sw.out_busy_ns[j] += in_window(now, done, warmup, end);
         self.events.schedule(
             done,
             Event::Fabric {

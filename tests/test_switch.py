@@ -6,7 +6,9 @@ from aqmlab import scenario as sc
 from aqmlab import switch as swb
 
 
-def _star(n=4, *, speedup=1.1, out_aqm=None, inputs=None, fabric=None, duration="20s"):
+def _star(
+    n=4, *, speedup=1.1, out_aqm=None, inputs=None, fabric=None, duration="20s", trace_inputs=None
+):
     """Hosts h0..h{n-1} on 1 Mb/s ports of switch sw; TCP flows h_i -> h_(i+1 mod n)."""
     nodes = [
         swb.switch(
@@ -15,6 +17,7 @@ def _star(n=4, *, speedup=1.1, out_aqm=None, inputs=None, fabric=None, duration=
             input_queue=sc.queue(limit_pkts=20),
             inputs=inputs,
             fabric=fabric,
+            trace_inputs=trace_inputs,
         )
     ]
     links = []
@@ -87,3 +90,16 @@ def test_crossbar_fabric_echoes_and_reports_matching_statistics():
     # At most 2 iterations used, and a matching of a 4-port switch has 1 to 4 pairs.
     assert ((t["mean_iterations"] >= 1) & (t["mean_iterations"] <= 2)).all()
     assert ((t["mean_match_size"] >= 1) & (t["mean_match_size"] <= 4)).all()
+
+
+def test_traced_voqs_reach_python_and_add_up_to_q_input():
+    r = aqmlab.run(_star(out_aqm=sc.cioq_red(0.5, 5, 15), trace_inputs=True, duration="10s"))
+    ts = r.tables["switch_input_timeseries"]
+    assert "switch_input_timeseries" in r.timeseries_tables
+    assert len(ts) == 16 * r.timeseries["time_s"].nunique()
+    assert list(ts.columns[:5]) == ["time_s", "switch", "input", "from", "to"]
+    # At every sample, the VOQs for h1 hold what CIOQ-RED on sw->h1 sees as q_input.
+    voqs = ts[ts["to"] == "h1"].groupby("time_s")["qlen_pkts"].sum()
+    out = r.timeseries[r.timeseries["queue"] == "sw->h1"].set_index("time_s")["q_input"]
+    assert (voqs.to_numpy() == out.to_numpy()).all()
+    assert voqs.max() > 0

@@ -17,18 +17,21 @@ def switch(
     fabric: Mapping[str, Any] | None = None,
     inputs: str | None = None,
     input_buffer: str | None = None,
+    trace_inputs: bool | None = None,
 ) -> dict[str, Any]:
     """A CIOQ switch (docs/switch/switch.md): its ports are the links attached to it (file
     order), each port's output queue is the link's queue leaving the switch. ``speedup`` s
     is the fabric rate relative to the ports' line rate; ``input_queue`` (:func:`queue`) is
     each VOQ's (``inputs="voq"``, default) or each input FIFO's (``inputs="fifo"``);
     ``input_buffer`` "per_voq" (default) or "per_port" (the limit shared by an input's
-    VOQs); ``fabric`` :func:`links_fabric` (default)."""
+    VOQs); ``fabric`` :func:`links_fabric` (default). ``trace_inputs=True`` samples every
+    input queue into ``Results.tables["switch_input_timeseries"]``."""
     sw = _opt(
         {"speedup": speedup},
         inputs=inputs,
         input_queue=dict(input_queue),
         input_buffer=input_buffer,
+        trace_inputs=trace_inputs,
     )
     sw["fabric"] = dict(fabric) if fabric else links_fabric()
     return {"name": name, "type": "switch", "switch": sw}

@@ -202,9 +202,12 @@ pub struct TimeSeries {
 }
 
 const FLOW_METRICS: [&str; 4] = ["cwnd", "ssthresh", "srtt_s", "delivered_pkts"];
-/// Cumulative queue counters sampled into the time series (since time 0, warm-up
-/// included): differences between samples give exact per-period rates and means.
-const QUEUE_COUNTERS: [&str; 6] = [
+/// The columns every sampled queue records: its length (packets, bytes), then cumulative
+/// counters (since time 0, warm-up included): differences between samples give exact
+/// per-period rates and means.
+const SAMPLED: [&str; 8] = [
+    "qlen_pkts",
+    "qlen_bytes",
     "arrivals",
     "dropped",
     "dropped_overflow",
@@ -380,9 +383,7 @@ impl<'a> Simulator<'a> {
                     values: vec![],
                 })
             };
-            push("qlen_pkts");
-            push("qlen_bytes");
-            for m in QUEUE_COUNTERS {
+            for m in SAMPLED {
                 push(m);
             }
             for m in queues[ch.queue.ix()].metric_names() {

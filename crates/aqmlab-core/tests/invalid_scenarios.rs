@@ -654,6 +654,13 @@ fn cases() -> Vec<Case> {
             "nodes[1].switch", Some("\"r1\""), "only a type = \"switch\" node has a switch table; this node is a router"),
         case("switch ports of different rates", switch(""),
             "links[1].bandwidth", Some("\"10Mbps\""), "every port of switch \"r1\" must have one line rate; links[0] has \"100Mbps\""),
+        // 2 links (4 queues) and r1's 4 VOQs, 8 series each, 10^6 + 1 samples: 6.4e7 values,
+        // over the 5e7 limit only because the VOQs are traced.
+        case("traced switch inputs exceed the time-series limit",
+            switch("trace_inputs = true\n").replace("\"10Mbps\"", "\"100Mbps\"")
+                .replace(r#"sample_interval = "10ms""#, r#"sample_interval = "2us""#),
+            "simulation.sample_interval", Some("\"2us\""),
+            "records at least 64000064 time-series values (1000001 samples x 64 series: 8 queues x 8"),
         case("switch speedup 0", switch("").replace("speedup = 1.5", "speedup = 0.0").replace("\"10Mbps\"", "\"100Mbps\""),
             "nodes[1].switch.speedup", Some("0"), "must be a number in (0, 1024]"),
         case("switch speedup not finite", switch("").replace("speedup = 1.5", "speedup = inf").replace("\"10Mbps\"", "\"100Mbps\""),

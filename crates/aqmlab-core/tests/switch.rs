@@ -323,3 +323,70 @@ fn crossbar_matches_cell_switch_theory_with_one_cell_packets() {
     let size = f64s(&fab, "mean_match_size")[2];
     assert!(size > 1.0 && size <= 2.0, "{size}");
 }
+
+/// `trace_inputs`: the per-VOQ time series. Two independent paths must agree: at every
+/// sample, the VOQs for output j summed over the inputs equal CIOQ-RED's q_input(j) on
+/// that output's queue (kept by the switch's own backlog counts). Tracing only observes:
+/// the run is the same with and without it. FIFO inputs give one series per input.
+#[test]
+fn traced_voqs_add_up_to_cioq_red_input_backlog() {
+    if common::skip_in_debug("traced_voqs_add_up_to_cioq_red_input_backlog") {
+        return;
+    }
+    let cioq =
+        "{ type = \"cioq_red\", nu = 0.5, min_th = 5, max_th = 15, w_q = 0.004, max_p = 0.1 }";
+    let r = common::run_all(&[
+        tcp_switch(cioq, ""),
+        tcp_switch(cioq, "trace_inputs = true\n"),
+        tcp_switch(cioq, "trace_inputs = true\ninputs = \"fifo\"\n"),
+    ]);
+    assert_eq!(r[0].flows, r[1].flows);
+    assert_eq!(r[0].queues, r[1].queues);
+    assert!(r[0]
+        .tables()
+        .iter()
+        .all(|t| t.name != "switch_input_timeseries"));
+    let v = table(&r[1], "switch_input_timeseries");
+    let times = &r[1].timeseries.time_s;
+    assert_eq!(v.len(), 16 * times.len(), "4 x 4 VOQs, one row per sample");
+    let (from, to) = match (v.column("from"), v.column("to")) {
+        (Some(Column::Str(a)), Some(Column::Str(b))) => (a.clone(), b.clone()),
+        other => panic!("{other:?}"),
+    };
+    let qlen = f64s(&v, "qlen_pkts");
+    let mut busy_samples = 0;
+    for j in 0..4 {
+        let out = format!("sw->h{j}");
+        let q_input = r[1]
+            .timeseries
+            .series
+            .iter()
+            .find(|s| s.queue == out && s.metric == "q_input")
+            .expect("cioq_red records q_input");
+        for (t, want) in q_input.values.iter().enumerate() {
+            let sum: f64 = (0..v.len())
+                .filter(|&row| to[row] == format!("h{j}") && row % times.len() == t)
+                .map(|row| qlen[row])
+                .sum();
+            assert_eq!(sum, *want, "output {j}, sample {t}");
+            busy_samples += usize::from(sum > 0.0);
+        }
+    }
+    assert!(
+        busy_samples > 100,
+        "the inputs hold packets: {busy_samples}"
+    );
+    assert!((0..v.len()).all(|row| from[row] != to[row] || qlen[row] == 0.0));
+    // Cumulative counters: arrivals never fall.
+    let arrivals = f64s(&v, "arrivals");
+    for k in 0..16 {
+        let s = &arrivals[k * times.len()..(k + 1) * times.len()];
+        assert!(s.windows(2).all(|w| w[0] <= w[1]), "VOQ {k}");
+    }
+    let f = table(&r[2], "switch_input_timeseries");
+    assert_eq!(f.len(), 4 * r[2].timeseries.time_s.len());
+    match f.column("to") {
+        Some(Column::Str(v)) => assert!(v.iter().all(|x| x == "*")),
+        other => panic!("{other:?}"),
+    }
+}

@@ -530,7 +530,12 @@ impl Validator {
             } else {
                 // Every queue records at least its length (packets, bytes) and six counters
                 // (AQMs add their own); each traced flow four series.
-                let queues = 2 * s.links.len() as u64;
+                let traced_inputs: usize = (s.nodes.iter())
+                    .filter_map(|n| n.switch.as_ref().map(|sw| (n, sw)))
+                    .filter(|(_, sw)| sw.trace_inputs == Some(true))
+                    .map(|(n, sw)| sw.input_queues(switch::port_links(s, &n.name).len()))
+                    .sum();
+                let queues = 2 * s.links.len() as u64 + traced_inputs as u64;
                 let traced = s.flows.iter().filter(|f| f.trace == Some(true)).count() as u64;
                 let series = 8 * queues + 4 * traced;
                 let values = (samples + 1).saturating_mul(series);
@@ -542,7 +547,7 @@ impl Validator {
                             "records at least {values} time-series values ({} samples x {series} \
                              series: {queues} queues x 8, {traced} traced flows x 4); at most \
                              {MAX_SERIES_VALUES} (400 MB) are kept: raise the interval or trace \
-                             fewer flows",
+                             fewer flows or switch inputs",
                             samples + 1
                         ),
                     );

@@ -26,6 +26,10 @@ pub struct SwitchSpec {
     #[serde(default)]
     pub input_buffer: InputBuffer,
     pub fabric: FabricSpec,
+    /// Sample every input queue (VOQ or FIFO) at each `sample_interval` into the
+    /// `switch_input_timeseries` table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_inputs: Option<bool>,
 }
 
 /// How an input port queues what waits for the fabric.
@@ -106,6 +110,14 @@ impl SwitchSpec {
             FabricSpec::Crossbar { .. } => self.speedup * r_bps as f64,
         };
         (bps.round() as u64).max(1)
+    }
+
+    /// Input queues of a switch of `n` ports: n² VOQs or n FIFOs.
+    pub fn input_queues(&self, n: usize) -> usize {
+        match self.inputs {
+            Inputs::Voq => n * n,
+            Inputs::Fifo => n,
+        }
     }
 
     /// The buffer limit of each input queue (per port: each VOQ may hold the whole port's).

@@ -3,6 +3,21 @@
 
 use super::*;
 
+/// A queue's columns at one sample, in `SAMPLED` order.
+pub(super) fn queue_sample(q: &OutputQueue, now: Time) -> [f64; SAMPLED.len()] {
+    let c = &q.counters;
+    [
+        q.len_pkts() as f64,
+        q.len_bytes() as f64,
+        c.arrivals as f64,
+        c.dropped.iter().sum::<u64>() as f64,
+        c.dropped[Reason::Overflow as usize] as f64,
+        c.marked.iter().sum::<u64>() as f64,
+        c.dequeued_bytes as f64,
+        q.area_pkt_s(now),
+    ]
+}
+
 impl Simulator<'_> {
     pub(super) fn restart_measurement(&mut self) {
         let now = self.now;
@@ -38,21 +53,10 @@ impl Simulator<'_> {
         for (c, ch) in self.channels.iter().enumerate() {
             let base = self.ts_base[c];
             let q = &self.queues[ch.queue.ix()];
-            self.ts.series[base].values.push(q.len_pkts() as f64);
-            self.ts.series[base + 1].values.push(q.len_bytes() as f64);
-            let c = &q.counters;
-            let cumulative = [
-                c.arrivals as f64,
-                c.dropped.iter().sum::<u64>() as f64,
-                c.dropped[Reason::Overflow as usize] as f64,
-                c.marked.iter().sum::<u64>() as f64,
-                c.dequeued_bytes as f64,
-                q.area_pkt_s(now),
-            ];
-            for (k, v) in cumulative.into_iter().enumerate() {
-                self.ts.series[base + 2 + k].values.push(v);
+            for (k, v) in queue_sample(q, now).into_iter().enumerate() {
+                self.ts.series[base + k].values.push(v);
             }
-            let base = base + 2 + QUEUE_COUNTERS.len();
+            let base = base + SAMPLED.len();
             let names = q.metric_names();
             if !names.is_empty() {
                 self.metric_buf.clear();
@@ -75,6 +79,7 @@ impl Simulator<'_> {
                 }
             }
         }
+        self.sample_switch_inputs();
         let next = now + self.scenario.sample_interval();
         if next < self.end {
             self.events.schedule(next, Event::Sample);

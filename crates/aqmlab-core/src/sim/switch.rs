@@ -13,6 +13,7 @@
 //! free, and while that path is busy it blocks everything behind it.
 
 use super::crossbar::Crossbar;
+use super::measure::queue_sample;
 use super::*;
 use crate::aqm::Backlog;
 use crate::record::TimeWeighted;
@@ -60,6 +61,9 @@ pub(super) struct Switch {
     pub(super) out_busy_ns: Vec<u64>,
     pub(super) delivered: Vec<[u64; 2]>,
     pub(super) delivered_at_warmup: Vec<[u64; 2]>,
+    /// `trace_inputs`: each input queue's `SAMPLED` columns at every sample, appended
+    /// sample by sample (queue k of sample t at `(t · queues + k) · SAMPLED.len()`).
+    pub(super) trace: Option<Vec<f64>>,
 }
 
 /// The switches of a run, and each channel's port at its switch ends.
@@ -150,6 +154,7 @@ pub(super) fn build(
             out_busy_ns: vec![0; n],
             delivered: vec![[0; 2]; n],
             delivered_at_warmup: vec![[0; 2]; n],
+            trace: (sw.trace_inputs == Some(true)).then(Vec::new),
         });
     }
     out
@@ -378,6 +383,19 @@ impl Simulator<'_> {
         }
     }
 
+    /// One time-series sample of every traced switch's input queues.
+    pub(super) fn sample_switch_inputs(&mut self) {
+        let now = self.now;
+        for sw in &mut self.switches.list {
+            if let Some(trace) = &mut sw.trace {
+                let count = sw.crossing.len() as u32;
+                for q in sw.first..sw.first + count {
+                    trace.extend(queue_sample(&self.queues[q as usize], now));
+                }
+            }
+        }
+    }
+
     pub(super) fn switches_restart(&mut self) {
         let now = self.now;
         for sw in &mut self.switches.list {
@@ -577,5 +595,55 @@ pub(super) fn tables(sim: &Simulator, t: f64) -> Vec<Table> {
         out.push(voqs);
     }
     out.push(fabric);
+    if sim.switches.list.iter().any(|sw| sw.trace.is_some()) {
+        out.push(input_timeseries(sim));
+    }
     out
+}
+
+/// `switch_input_timeseries`: one row per (traced switch, input queue, sample time), queues
+/// in switch then queue order (VOQ (i, j) at i·n + j), then `time_s` ascending, as the
+/// `timeseries` table orders its queues.
+fn input_timeseries(sim: &Simulator) -> Table {
+    let s = sim.scenario;
+    let name = |n: u32| s.nodes[n as usize].name.clone();
+    let time_s = &sim.ts.time_s;
+    let samples = time_s.len();
+    let (mut sw_col, mut input, mut from, mut to) = (vec![], vec![], vec![], vec![]);
+    let mut cols: Vec<Vec<f64>> = vec![vec![]; SAMPLED.len()];
+    let mut times = vec![];
+    for sw in &sim.switches.list {
+        let Some(trace) = &sw.trace else { continue };
+        let count = sw.crossing.len();
+        debug_assert_eq!(trace.len(), samples * count * SAMPLED.len());
+        for k in 0..count {
+            let (i, j) = if sw.fifo {
+                (k, None)
+            } else {
+                (k / sw.n, Some(k % sw.n))
+            };
+            sw_col.extend(std::iter::repeat_n(name(sw.node), samples));
+            input.extend(std::iter::repeat_n(i as u64, samples));
+            from.extend(std::iter::repeat_n(name(sw.ports[i].neighbour), samples));
+            let dest = j.map_or_else(|| "*".to_string(), |j| name(sw.ports[j].neighbour));
+            to.extend(std::iter::repeat_n(dest, samples));
+            times.extend_from_slice(time_s);
+            for t in 0..samples {
+                let at = (t * count + k) * SAMPLED.len();
+                for (c, col) in cols.iter_mut().enumerate() {
+                    col.push(trace[at + c]);
+                }
+            }
+        }
+    }
+    let mut t = Table::new("switch_input_timeseries");
+    t.push("time_s", Column::F64(times))
+        .push("switch", Column::Str(sw_col))
+        .push("input", Column::U64(input))
+        .push("from", Column::Str(from))
+        .push("to", Column::Str(to));
+    for (metric, col) in SAMPLED.iter().zip(cols) {
+        t.push(*metric, Column::F64(col));
+    }
+    t
 }

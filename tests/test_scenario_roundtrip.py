@@ -82,3 +82,33 @@ def test_a_profile_from_python_fills_in_and_is_echoed():
     assert c["profile"] == "ns2-2001"
     assert c["flows"][0]["initial_cwnd"] == 1.0
     assert c["flows"][0]["min_rto"] == "1s"
+
+
+def test_dicts_cross_as_json_and_read_as_their_toml():
+    """A dict crosses as JSON (scenario.engine_text); the engine reads it exactly as the same
+    dict written as TOML: the same canonical scenario, the same errors."""
+    import json
+
+    from aqmlab import _core
+    from aqmlab import topology as topo
+    from aqmlab.scenario import engine_text, to_toml
+
+    t = topo.fat_tree(4)
+    cases = [sc.example(), t.scenario(t.flows(), duration="1s", profile="ns2-2001")]
+    for s in cases:
+        text = engine_text(s)
+        assert json.loads(text) == s
+        assert _core.canonical(text) == _core.canonical(to_toml(s))
+    bad = sc.example()
+    bad["links"][0]["delay"] = "-1ms"
+    with pytest.raises(aqmlab.ScenarioError) as a:
+        aqmlab.validate(bad)
+    with pytest.raises(aqmlab.ScenarioError) as b:
+        _core.canonical(to_toml(bad))
+    assert a.value.errors == b.value.errors and a.value.path == "links[0].delay"
+    # NaN is not JSON: that dict is written as TOML, and its error names the path.
+    nan = sc.example()
+    nan["flows"][0]["rate"] = float("nan")
+    assert not engine_text(nan).lstrip().startswith("{")
+    with pytest.raises(aqmlab.ScenarioError, match=r"flows\[0\]\.rate"):
+        aqmlab.validate(nan)

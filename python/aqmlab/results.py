@@ -234,4 +234,7 @@ def _frame(columns: dict[str, Any]) -> pd.DataFrame:
     empty lists (float64), as its columns had before tables crossed generically."""
     if not any(len(v) for v in columns.values()):
         return pd.DataFrame({c: [] for c in columns})
-    return pd.DataFrame(columns)
+    # The binding's arrays are fresh and only ``raw`` holds them besides: the frame takes
+    # them as they are instead of copying every value once more (a large run's time series
+    # are most of its memory).
+    return pd.DataFrame(columns, copy=False)

@@ -165,7 +165,7 @@ fn run<'py>(
         }
     };
     match out {
-        Ok(Ok((canon, warmup, r, timing))) => to_python(py, &canon, warmup, &r, timing),
+        Ok(Ok((canon, warmup, r, timing))) => to_python(py, &canon, warmup, r, timing),
         Ok(Err(SimError::Scenario(e))) => Err(scenario_err(py, &e)),
         Ok(Err(e @ SimError::Conservation(_))) => Err(ConservationError::new_err(e.to_string())),
         Err(p) => Err(panic_err(p)),
@@ -196,25 +196,32 @@ fn _tables_for_test(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         .push("bool", Column::Bool(vec![true, false, true]));
     let mut empty = all.empty_like();
     empty.name = "empty".into();
-    tables_to_python(py, &[all, empty])
+    let mut names = Table::new("dict");
+    names.push(
+        "name",
+        Column::dict(vec![1, 1, 0, 1], vec!["a".into(), "b→c".into()]),
+    );
+    tables_to_python(py, vec![all, empty, names])
 }
 
 fn to_python<'py>(
     py: Python<'py>,
     canon: &str,
     warmup: u64,
-    r: &RunResults,
+    r: RunResults,
     mut timing: Timing,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    let (tables, t) = timed(|| r.tables());
-    timing.tables = t;
-    let (tables, t) = timed(|| tables_to_python(py, &tables));
-    timing.convert = t;
-    out.set_item("tables", tables?)?;
     out.set_item("events", r.events)?;
     out.set_item("packets", r.packets)?;
     out.set_item("measured_s", r.measured_s)?;
+    // The results are taken apart into their tables (the time series without a copy), and
+    // each table is freed once converted: the run's values are held at most twice.
+    let (tables, t) = timed(|| r.into_tables());
+    timing.tables = t;
+    let (tables, t) = timed(|| tables_to_python(py, tables));
+    timing.convert = t;
+    out.set_item("tables", tables?)?;
     out.set_item("warmup_s", aqmlab_core::units::secs(warmup))?;
     out.set_item("reasons", sim::reason_names().to_vec())?;
     out.set_item("scenario", canon)?;
@@ -237,13 +244,13 @@ fn to_python<'py>(
 /// The one conversion of result tables: `{table: {column: values}}`, tables and columns in
 /// the engine's order. Numbers and booleans become numpy arrays (one copy of the bytes),
 /// strings and optional floats lists. Nothing here knows a table or a column by name.
-fn tables_to_python<'py>(py: Python<'py>, tables: &[Table]) -> PyResult<Bound<'py, PyDict>> {
-    let frombuffer = py.import("numpy")?.getattr("frombuffer")?;
+fn tables_to_python<'py>(py: Python<'py>, tables: Vec<Table>) -> PyResult<Bound<'py, PyDict>> {
+    let numpy = py.import("numpy")?;
     let out = PyDict::new(py);
     for t in tables {
         let cols = PyDict::new(py);
-        for (name, c) in &t.columns {
-            cols.set_item(name, column_to_python(py, &frombuffer, c)?)?;
+        for (name, c) in t.columns {
+            cols.set_item(name, column_to_python(py, &numpy, c)?)?;
         }
         out.set_item(&t.name, cols)?;
     }
@@ -252,19 +259,28 @@ fn tables_to_python<'py>(py: Python<'py>, tables: &[Table]) -> PyResult<Bound<'p
 
 fn column_to_python<'py>(
     py: Python<'py>,
-    frombuffer: &Bound<'py, PyAny>,
-    c: &Column,
+    numpy: &Bound<'py, PyModule>,
+    c: Column,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let frombuffer = &numpy.getattr("frombuffer")?;
     match c {
-        Column::F64(v) => array(py, frombuffer, v, "float64", |x| x.to_ne_bytes()),
-        Column::I64(v) => array(py, frombuffer, v, "int64", |x| x.to_ne_bytes()),
+        Column::F64(v) => array(py, frombuffer, &v, "float64", |x| x.to_ne_bytes()),
+        Column::I64(v) => array(py, frombuffer, &v, "int64", |x| x.to_ne_bytes()),
         // As pandas types a list of Python ints: int64 while every value fits.
         Column::U64(v) if v.iter().all(|&x| i64::try_from(x).is_ok()) => {
-            array(py, frombuffer, v, "int64", |x| x.to_ne_bytes())
+            array(py, frombuffer, &v, "int64", |x| x.to_ne_bytes())
         }
-        Column::U64(v) => array(py, frombuffer, v, "uint64", |x| x.to_ne_bytes()),
-        Column::Bool(v) => array(py, frombuffer, v, "bool", |x| [u8::from(*x)]),
+        Column::U64(v) => array(py, frombuffer, &v, "uint64", |x| x.to_ne_bytes()),
+        Column::Bool(v) => array(py, frombuffer, &v, "bool", |x| [u8::from(*x)]),
         Column::OptF64(v) => Ok(PyList::new(py, v)?.into_any()),
+        // The distinct strings once, as an object array, taken by the codes in numpy:
+        // no Python object per row, and the same object column a list of the strings
+        // would give.
+        Column::Dict { codes, values } => {
+            let values = numpy.call_method1("array", (PyList::new(py, values)?, "object"))?;
+            let codes = array(py, frombuffer, &codes, "uint32", |x| x.to_ne_bytes())?;
+            values.call_method1("take", (codes,))
+        }
         Column::Str(v) => {
             // Long tables repeat a name on every row of its entity: one object per run.
             let mut items: Vec<Bound<'py, PyString>> = Vec::with_capacity(v.len());

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_conversion_of_every_column_type():
     t = _core._tables_for_test()
-    assert list(t) == ["all_types", "empty"]
+    assert list(t) == ["all_types", "empty", "dict"]
     c = t["all_types"]
     assert list(c) == ["u64", "u64_big", "i64", "f64", "opt_f64", "str", "bool"]
     # u64 becomes int64 while every value fits, as pandas types a list of Python ints.
@@ -45,6 +45,18 @@ def test_conversion_of_every_column_type():
         "str",
         "bool",
     ]
+
+
+def test_a_dictionary_encoded_column_crosses_as_the_strings_it_stands_for():
+    c = _core._tables_for_test()["dict"]["name"]
+    # One object per distinct string, taken by the codes in numpy (no Python loop per row).
+    assert isinstance(c, np.ndarray) and c.dtype == object
+    assert c.tolist() == ["b→c", "b→c", "a", "b→c"]
+    assert c[0] is c[1] is c[3]
+    # The frame column a list of the same strings gives: same dtype, same values.
+    got, want = _frame({"name": c}), pd.DataFrame({"name": c.tolist()})
+    assert got.dtypes.tolist() == want.dtypes.tolist()
+    pd.testing.assert_frame_equal(got, want)
 
 
 def test_conversion_of_an_empty_table():

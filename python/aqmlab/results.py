@@ -86,6 +86,10 @@ class Results:
             dequeued, throughput_bps, dropped_<reason>, marked_<reason>.
         tables: every table above, then those components add (each SFB queue's bins at
             the end of the run, ...), by name.
+        timing: wall seconds of the run's phases in the engine's binding (``parse_s``,
+            ``validate_s``, ``build_s``, ``run_s`` = the event loop and end-of-run
+            summaries, ``tables_s``, ``convert_s`` = the tables into Python objects); not
+            part of ``summary()``, which stays identical for identical runs.
     """
 
     # The standard tables (looked up in ``tables`` by ``__getattr__``).
@@ -107,6 +111,7 @@ class Results:
         self.warmup_s: float = raw["warmup_s"]
         self.engine_version: str = raw["engine_version"]
         self.scenario_toml: str = raw["scenario"]
+        self.timing: dict[str, float] = dict(raw.get("timing", {}))
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         # Only called when normal lookup fails; vars() avoids recursing before __init__.
@@ -229,4 +234,7 @@ def _frame(columns: dict[str, Any]) -> pd.DataFrame:
     empty lists (float64), as its columns had before tables crossed generically."""
     if not any(len(v) for v in columns.values()):
         return pd.DataFrame({c: [] for c in columns})
-    return pd.DataFrame(columns)
+    # The binding's arrays are fresh and only ``raw`` holds them besides: the frame takes
+    # them as they are instead of copying every value once more (a large run's time series
+    # are most of its memory).
+    return pd.DataFrame(columns, copy=False)

@@ -33,7 +33,9 @@ use crate::units::{secs, tx_time, Time};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod series;
 mod tables;
+pub use series::{LongSeries, Series};
 pub use tables::STANDARD_TABLES;
 
 #[derive(Debug, thiserror::Error)]
@@ -178,27 +180,24 @@ pub struct FlowSummary {
     pub completion_time_s: Option<f64>,
 }
 
-/// One sampled column of a queue's time series.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Series {
-    pub queue: String,
-    pub metric: String,
-    pub values: Vec<f64>,
-}
-
-/// One sampled column of a traced TCP flow (cwnd, ssthresh in segments; srtt_s).
-#[derive(Clone, Debug, PartialEq)]
-pub struct FlowSeries {
-    pub flow: String,
-    pub metric: String,
-    pub values: Vec<f64>,
-}
-
+/// The sampled time series of a run: every queue, and every traced TCP flow.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TimeSeries {
     pub time_s: Vec<f64>,
-    pub series: Vec<Series>,
-    pub flows: Vec<FlowSeries>,
+    pub queues: LongSeries,
+    pub flows: LongSeries,
+}
+
+impl TimeSeries {
+    /// Every queue's series (`name` is the queue's).
+    pub fn series(&self) -> impl Iterator<Item = Series<'_>> {
+        self.queues.series()
+    }
+
+    /// Every traced flow's series: cwnd and ssthresh in segments, srtt_s, delivered_pkts.
+    pub fn flow_series(&self) -> impl Iterator<Item = Series<'_>> {
+        self.flows.series()
+    }
 }
 
 const FLOW_METRICS: [&str; 4] = ["cwnd", "ssthresh", "srtt_s", "delivered_pkts"];
@@ -272,10 +271,9 @@ pub struct Simulator<'a> {
     flows: Vec<FlowState>,
     scratch: Vec<u32>,
     segments: Vec<Segment>,
+    /// The time series; channel c is entity c of `ts.queues`.
     ts: TimeSeries,
-    /// Index into `ts.series` of each channel's first column.
-    ts_base: Vec<usize>,
-    /// Traced TCP flows and the index of their first column in `ts.flows`.
+    /// Traced TCP flows and their entity in `ts.flows`.
     traced: Vec<(usize, usize)>,
     metric_buf: Vec<f64>,
     processed: u64,
@@ -371,38 +369,26 @@ impl<'a> Simulator<'a> {
         let routes = s.routes();
         let (nodes, edges, conditioners) = edge::build(c, &channels, &routes);
         let switches = switch::build(c, &channels, &mut queues, &mut drains);
-        let mut ts = TimeSeries::default();
-        let mut ts_base = vec![];
+        // Samples at 0, i, 2i, ... before the end.
+        let samples = end.div_ceil(s.sample_interval()) as usize;
+        let mut ts = TimeSeries {
+            time_s: Vec::with_capacity(samples),
+            queues: LongSeries::new(samples),
+            flows: LongSeries::new(samples),
+        };
         for ch in &channels {
-            ts_base.push(ts.series.len());
-            let qn = queue_name(s, ch);
-            let mut push = |m: &str| {
-                ts.series.push(Series {
-                    queue: qn.clone(),
-                    metric: m.into(),
-                    values: vec![],
-                })
-            };
-            for m in SAMPLED {
-                push(m);
-            }
-            for m in queues[ch.queue.ix()].metric_names() {
-                push(m);
-            }
+            let metrics = queues[ch.queue.ix()].metric_names();
+            let all: Vec<&'static str> = SAMPLED.iter().chain(metrics).copied().collect();
+            ts.queues.add(queue_name(s, ch), &all);
         }
         let mut traced = vec![];
         for (i, f) in s.flows.iter().enumerate() {
             if f.trace == Some(true) {
-                traced.push((i, ts.flows.len()));
-                for m in FLOW_METRICS {
-                    ts.flows.push(FlowSeries {
-                        flow: f.name.clone(),
-                        metric: m.into(),
-                        values: vec![],
-                    });
-                }
+                traced.push((i, ts.flows.add(f.name.clone(), &FLOW_METRICS)));
             }
         }
+        ts.queues.allocate();
+        ts.flows.allocate();
         Simulator {
             scenario: s,
             now: 0,
@@ -424,7 +410,6 @@ impl<'a> Simulator<'a> {
             scratch: vec![],
             segments: vec![],
             ts,
-            ts_base,
             traced,
             metric_buf: vec![],
             processed: 0,

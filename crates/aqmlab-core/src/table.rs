@@ -3,8 +3,8 @@
 //! A run returns a list of [`Table`]s (queues, flows, time series, and any table a
 //! component adds); the binding converts every table the same way, column by column, so a
 //! new table or column reaches Python without a line of binding code. Columns are typed
-//! vectors of equal length; strings repeat in long tables (a queue name on every sample
-//! row), which the conversion turns into one shared object per run of equal values.
+//! vectors of equal length; the strings that repeat in long tables (a queue name on every
+//! sample row) are dictionary-encoded (`Column::Dict`): one code per row, each name once.
 
 /// One typed column.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,10 +16,38 @@ pub enum Column {
     /// time of a flow that is not a finite transfer).
     OptF64(Vec<Option<f64>>),
     Str(Vec<String>),
+    /// Strings as codes into their distinct values: row i is `values[codes[i]]`. The same
+    /// column as `Str` of those strings, seen from Python; a long table's names cost a
+    /// 4-byte code per row instead of a string.
+    Dict {
+        codes: Vec<u32>,
+        values: Vec<String>,
+    },
     Bool(Vec<bool>),
 }
 
 impl Column {
+    /// A dictionary-encoded string column; every code must index `values`.
+    pub fn dict(codes: Vec<u32>, values: Vec<String>) -> Column {
+        assert!(
+            codes.iter().all(|&c| (c as usize) < values.len()),
+            "a code beyond the {} values",
+            values.len()
+        );
+        Column::Dict { codes, values }
+    }
+
+    /// The strings of a `Str` or `Dict` column, one per row (empty for other types).
+    pub fn strings(&self) -> Vec<String> {
+        match self {
+            Column::Str(v) => v.clone(),
+            Column::Dict { codes, values } => {
+                codes.iter().map(|&c| values[c as usize].clone()).collect()
+            }
+            _ => vec![],
+        }
+    }
+
     pub fn len(&self) -> usize {
         match self {
             Column::U64(v) => v.len(),
@@ -27,6 +55,7 @@ impl Column {
             Column::F64(v) => v.len(),
             Column::OptF64(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::Dict { codes, .. } => codes.len(),
             Column::Bool(v) => v.len(),
         }
     }
@@ -43,6 +72,7 @@ impl Column {
             Column::F64(_) => "f64",
             Column::OptF64(_) => "optional f64",
             Column::Str(_) => "string",
+            Column::Dict { .. } => "dictionary-encoded string",
             Column::Bool(_) => "bool",
         }
     }
@@ -55,6 +85,10 @@ impl Column {
             Column::F64(_) => Column::F64(vec![]),
             Column::OptF64(_) => Column::OptF64(vec![]),
             Column::Str(_) => Column::Str(vec![]),
+            Column::Dict { .. } => Column::Dict {
+                codes: vec![],
+                values: vec![],
+            },
             Column::Bool(_) => Column::Bool(vec![]),
         }
     }
@@ -67,6 +101,17 @@ impl Column {
             (Column::F64(a), Column::F64(b)) => a.extend(b),
             (Column::OptF64(a), Column::OptF64(b)) => a.extend(b),
             (Column::Str(a), Column::Str(b)) => a.extend(b),
+            (
+                Column::Dict { codes, values },
+                Column::Dict {
+                    codes: more,
+                    values: more_values,
+                },
+            ) => {
+                let offset = values.len() as u32;
+                codes.extend(more.into_iter().map(|c| c + offset));
+                values.extend(more_values);
+            }
             (Column::Bool(a), Column::Bool(b)) => a.extend(b),
             (a, b) => unreachable!("{} extended by {}", a.type_name(), b.type_name()),
         }
@@ -309,6 +354,32 @@ mod tests {
             merge_by_name([mk("a", vec![1]), mk("b", vec![7]), mk("a", vec![2, 3])]).unwrap();
         assert_eq!(merged, [mk("a", vec![1, 2, 3]), mk("b", vec![7])]);
         assert_eq!(merged[0].empty_like(), mk("a", vec![]));
+    }
+
+    #[test]
+    fn dictionary_columns_append_with_their_codes_shifted() {
+        let mk = |codes: Vec<u32>, values: &[&str]| {
+            let mut t = Table::new("d");
+            let values = values.iter().map(|s| s.to_string()).collect();
+            t.push("name", Column::dict(codes, values));
+            t
+        };
+        let mut a = mk(vec![0, 0, 1], &["x", "y"]);
+        a.append(mk(vec![1, 0], &["z", "w"])).unwrap();
+        assert_eq!(
+            a.column("name").unwrap().strings(),
+            ["x", "x", "y", "w", "z"].map(String::from)
+        );
+        assert_eq!(
+            a.column("name").unwrap().type_name(),
+            "dictionary-encoded string"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "a code beyond the 1 values")]
+    fn a_dictionary_code_beyond_its_values_is_a_bug() {
+        Column::dict(vec![0, 1], vec!["x".into()]);
     }
 
     #[test]

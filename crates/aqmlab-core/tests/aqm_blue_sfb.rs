@@ -113,9 +113,8 @@ fn blue_with_ecn_avoids_overflow_loss_with_many_flows_and_a_small_buffer() {
         let marks: u64 = q.marked.iter().sum();
         let p_m = r
             .timeseries
-            .series
-            .iter()
-            .find(|s| s.queue == "r->dst" && s.metric == "p_m")
+            .series()
+            .find(|s| s.name == "r->dst" && s.metric == "p_m")
             .expect("p_m series");
         let p_end = *p_m.values.last().unwrap();
         println!(
@@ -209,9 +208,8 @@ fn sfb_protects_tcp_flows_from_a_cbr_flow_at_twice_capacity() {
         let q = bottleneck(r);
         let last = |m: &str| {
             *r.timeseries
-                .series
-                .iter()
-                .find(|s| s.queue == "r->dst" && s.metric == m)
+                .series()
+                .find(|s| s.name == "r->dst" && s.metric == m)
                 .unwrap_or_else(|| panic!("{m} series"))
                 .values
                 .last()

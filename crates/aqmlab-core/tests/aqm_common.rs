@@ -173,14 +173,14 @@ fn unresponsive_overload_loses_the_excess_whatever_the_aqm_in_both_modes() {
                 (frac - 0.2).abs() < 0.01,
                 "{name} {mode}: loss fraction {frac}"
             );
-            for s in r.timeseries.series.iter().filter(|s| s.queue == "r->b") {
+            for s in r.timeseries.series().filter(|s| s.name == "r->b") {
                 // Per-level metrics (RIO's p_b0, BIO's p_m1) end in their level.
                 let is_prob = matches!(
                     s.metric.trim_end_matches(|c: char| c.is_ascii_digit()),
                     "p" | "p_b" | "p_a" | "prob" | "max_p" | "p_m" | "p_min" | "p_max"
                 );
                 if is_prob {
-                    for v in &s.values {
+                    for v in s.values {
                         assert!(
                             v.is_nan() || (0.0..=1.0).contains(v),
                             "{name} {mode}: {} = {v}",

@@ -63,18 +63,12 @@ start = "{}ms"
     s.text()
 }
 
-fn series<'a>(r: &'a RunResults, metric: &str) -> &'a Series {
+fn series<'a>(r: &'a RunResults, metric: &str) -> Series<'a> {
     r.timeseries
-        .series
-        .iter()
-        .find(|s| s.queue == "r->dst" && s.metric == metric)
+        .series()
+        .find(|s| s.name == "r->dst" && s.metric == metric)
         .unwrap_or_else(|| {
-            let names: Vec<_> = r
-                .timeseries
-                .series
-                .iter()
-                .map(|s| (&s.queue, &s.metric))
-                .collect();
+            let names: Vec<_> = r.timeseries.series().map(|s| (s.name, s.metric)).collect();
             panic!("no series r->dst {metric}; have {names:?}")
         })
 }
@@ -86,7 +80,7 @@ fn mean_over(r: &RunResults, metric: &str, from_s: f64, to_s: f64) -> f64 {
         .timeseries
         .time_s
         .iter()
-        .zip(&s.values)
+        .zip(s.values)
         .filter(|(t, _)| **t >= from_s && **t < to_s)
         .map(|(_, v)| *v)
         .collect();
@@ -141,7 +135,7 @@ fn feng_max_p_rises_when_many_flows_start() {
         let few = mean_over(&r, "max_p", 10.0, 15.0);
         let many = mean_over(&r, "max_p", 25.0, 30.0);
         let avg_many = mean_over(&r, "avg", 25.0, 30.0) / pkts(byte_mode);
-        let status: Vec<f64> = series(&r, "status").values.clone();
+        let status: Vec<f64> = series(&r, "status").values.to_vec();
         println!(
             "feng byte_mode={byte_mode}: mean max_p 5 flows {few:.4}, 50 flows {many:.4}; \
              avg with 50 flows {avg_many:.2} packets; status values seen {:?}",

@@ -124,9 +124,8 @@ fn pie_holds_the_mean_sojourn_near_its_target_with_either_delay_estimator() {
             let q = bottleneck(&r);
             let p = r
                 .timeseries
-                .series
-                .iter()
-                .find(|s| s.queue == BOTTLENECK && s.metric == "p")
+                .series()
+                .find(|s| s.name == BOTTLENECK && s.metric == "p")
                 .unwrap();
             let p_mean = p.values.iter().sum::<f64>() / p.values.len() as f64;
             eprintln!(

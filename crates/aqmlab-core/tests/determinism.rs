@@ -59,9 +59,9 @@ fn floats(r: &RunResults) -> Vec<(String, f64)> {
     for x in &r.timeseries.time_s {
         v.push(("timeseries.time_s".into(), *x));
     }
-    for s in &r.timeseries.series {
-        for x in &s.values {
-            v.push((format!("timeseries {} {}", s.queue, s.metric), *x));
+    for s in r.timeseries.series() {
+        for x in s.values {
+            v.push((format!("timeseries {} {}", s.name, s.metric), *x));
         }
     }
     v
@@ -226,7 +226,7 @@ fn same_scenario_and_seed_give_identical_results() {
     let lost: u64 = a.queues.iter().map(|q| q.lost_on_link).sum();
     assert!(drops > 0 && lost > 0, "drops {drops}, lost {lost}");
     assert_eq!(a.timeseries.time_s.len(), 200);
-    assert!(a.timeseries.series.iter().all(|s| s.values.len() == 200));
+    assert!(a.timeseries.series().all(|s| s.values.len() == 200));
     assert!(a.events > 0 && a.packets > 0);
 
     for (what, other) in [("second run", &b), ("aqmlab_core::run", &c), ("echo", &d)] {

@@ -52,7 +52,7 @@ fn table<'a>(tables: &'a [Table], name: &str) -> &'a Table {
 
 fn strings(t: &Table, col: &str) -> Vec<String> {
     match t.column(col) {
-        Some(Column::Str(v)) => v.clone(),
+        Some(c @ (Column::Str(_) | Column::Dict { .. })) => c.strings(),
         other => panic!("{}.{col} is not a string column: {other:?}", t.name),
     }
 }

@@ -359,9 +359,8 @@ fn traced_voqs_add_up_to_cioq_red_input_backlog() {
         let out = format!("sw->h{j}");
         let q_input = r[1]
             .timeseries
-            .series
-            .iter()
-            .find(|s| s.queue == out && s.metric == "q_input")
+            .series()
+            .find(|s| s.name == out && s.metric == "q_input")
             .expect("cioq_red records q_input");
         for (t, want) in q_input.values.iter().enumerate() {
             let sum: f64 = (0..v.len())

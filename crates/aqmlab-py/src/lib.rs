@@ -14,6 +14,7 @@ use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 pyo3::create_exception!(
     aqmlab._core,
@@ -90,16 +91,46 @@ fn canonical(py: Python<'_>, text: &str) -> PyResult<String> {
     }
 }
 
-type RunOutput = Result<(String, u64, RunResults), SimError>;
+type RunOutput = Result<(String, u64, RunResults, Timing), SimError>;
+
+/// Wall seconds of each phase of a run, measured here: the engine reads no clock.
+#[derive(Default)]
+struct Timing {
+    parse: f64,
+    validate: f64,
+    build: f64,
+    /// `Simulator::run`: the event loop and the end-of-run summaries.
+    run: f64,
+    /// `RunResults::tables`, then their conversion to Python objects.
+    tables: f64,
+    convert: f64,
+}
+
+/// `f()` and its wall time in seconds.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t0 = Instant::now();
+    let out = f();
+    (out, t0.elapsed().as_secs_f64())
+}
 
 fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
-    let s = scenario::parse(text).map_err(SimError::from)?;
-    let mut sim = sim::Simulator::new(&s.validate()?);
+    let (s, parse) = timed(|| scenario::parse(text));
+    let s = s.map_err(SimError::from)?;
+    let (checked, validate) = timed(|| s.validate());
+    let checked = checked?;
+    let (mut sim, build) = timed(|| sim::Simulator::new(&checked));
     if let Some(cell) = progress {
         sim = sim.with_progress(cell);
     }
-    let r = sim.run()?;
-    Ok((s.to_toml(), s.simulation.warmup.0, r))
+    let (r, run) = timed(|| sim.run());
+    let timing = Timing {
+        parse,
+        validate,
+        build,
+        run,
+        ..Timing::default()
+    };
+    Ok((s.to_toml(), s.simulation.warmup.0, r?, timing))
 }
 
 /// Runs a scenario given as TOML text; returns a dict: `tables` (every result table, see
@@ -135,7 +166,7 @@ fn run<'py>(
         }
     };
     match out {
-        Ok(Ok((canon, warmup, r))) => to_python(py, &canon, warmup, &r),
+        Ok(Ok((canon, warmup, r, timing))) => to_python(py, &canon, warmup, r, timing),
         Ok(Err(SimError::Scenario(e))) => Err(scenario_err(py, &e)),
         Ok(Err(e @ SimError::Conservation(_))) => Err(ConservationError::new_err(e.to_string())),
         Err(p) => Err(panic_err(p)),
@@ -166,37 +197,61 @@ fn _tables_for_test(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         .push("bool", Column::Bool(vec![true, false, true]));
     let mut empty = all.empty_like();
     empty.name = "empty".into();
-    tables_to_python(py, &[all, empty])
+    let mut names = Table::new("dict");
+    names.push(
+        "name",
+        Column::dict(vec![1, 1, 0, 1], vec!["a".into(), "b→c".into()]),
+    );
+    tables_to_python(py, vec![all, empty, names])
 }
 
 fn to_python<'py>(
     py: Python<'py>,
     canon: &str,
     warmup: u64,
-    r: &RunResults,
+    r: RunResults,
+    mut timing: Timing,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    out.set_item("tables", tables_to_python(py, &r.tables())?)?;
     out.set_item("events", r.events)?;
     out.set_item("packets", r.packets)?;
     out.set_item("measured_s", r.measured_s)?;
+    // The results are taken apart into their tables (the time series without a copy), and
+    // each table is freed once converted: the run's values are held at most twice.
+    let (tables, t) = timed(|| r.into_tables());
+    timing.tables = t;
+    let (tables, t) = timed(|| tables_to_python(py, tables));
+    timing.convert = t;
+    out.set_item("tables", tables?)?;
     out.set_item("warmup_s", aqmlab_core::units::secs(warmup))?;
     out.set_item("reasons", sim::reason_names().to_vec())?;
     out.set_item("scenario", canon)?;
     out.set_item("engine_version", aqmlab_core::VERSION)?;
+    let t = PyDict::new(py);
+    for (k, v) in [
+        ("parse_s", timing.parse),
+        ("validate_s", timing.validate),
+        ("build_s", timing.build),
+        ("run_s", timing.run),
+        ("tables_s", timing.tables),
+        ("convert_s", timing.convert),
+    ] {
+        t.set_item(k, v)?;
+    }
+    out.set_item("timing", t)?;
     Ok(out)
 }
 
 /// The one conversion of result tables: `{table: {column: values}}`, tables and columns in
 /// the engine's order. Numbers and booleans become numpy arrays (one copy of the bytes),
 /// strings and optional floats lists. Nothing here knows a table or a column by name.
-fn tables_to_python<'py>(py: Python<'py>, tables: &[Table]) -> PyResult<Bound<'py, PyDict>> {
-    let frombuffer = py.import("numpy")?.getattr("frombuffer")?;
+fn tables_to_python<'py>(py: Python<'py>, tables: Vec<Table>) -> PyResult<Bound<'py, PyDict>> {
+    let numpy = py.import("numpy")?;
     let out = PyDict::new(py);
     for t in tables {
         let cols = PyDict::new(py);
-        for (name, c) in &t.columns {
-            cols.set_item(name, column_to_python(py, &frombuffer, c)?)?;
+        for (name, c) in t.columns {
+            cols.set_item(name, column_to_python(py, &numpy, c)?)?;
         }
         out.set_item(&t.name, cols)?;
     }
@@ -205,19 +260,28 @@ fn tables_to_python<'py>(py: Python<'py>, tables: &[Table]) -> PyResult<Bound<'p
 
 fn column_to_python<'py>(
     py: Python<'py>,
-    frombuffer: &Bound<'py, PyAny>,
-    c: &Column,
+    numpy: &Bound<'py, PyModule>,
+    c: Column,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let frombuffer = &numpy.getattr("frombuffer")?;
     match c {
-        Column::F64(v) => array(py, frombuffer, v, "float64", |x| x.to_ne_bytes()),
-        Column::I64(v) => array(py, frombuffer, v, "int64", |x| x.to_ne_bytes()),
+        Column::F64(v) => array(py, frombuffer, &v, "float64", |x| x.to_ne_bytes()),
+        Column::I64(v) => array(py, frombuffer, &v, "int64", |x| x.to_ne_bytes()),
         // As pandas types a list of Python ints: int64 while every value fits.
         Column::U64(v) if v.iter().all(|&x| i64::try_from(x).is_ok()) => {
-            array(py, frombuffer, v, "int64", |x| x.to_ne_bytes())
+            array(py, frombuffer, &v, "int64", |x| x.to_ne_bytes())
         }
-        Column::U64(v) => array(py, frombuffer, v, "uint64", |x| x.to_ne_bytes()),
-        Column::Bool(v) => array(py, frombuffer, v, "bool", |x| [u8::from(*x)]),
+        Column::U64(v) => array(py, frombuffer, &v, "uint64", |x| x.to_ne_bytes()),
+        Column::Bool(v) => array(py, frombuffer, &v, "bool", |x| [u8::from(*x)]),
         Column::OptF64(v) => Ok(PyList::new(py, v)?.into_any()),
+        // The distinct strings once, as an object array, taken by the codes in numpy:
+        // no Python object per row, and the same object column a list of the strings
+        // would give.
+        Column::Dict { codes, values } => {
+            let values = numpy.call_method1("array", (PyList::new(py, values)?, "object"))?;
+            let codes = array(py, frombuffer, &codes, "uint32", |x| x.to_ne_bytes())?;
+            values.call_method1("take", (codes,))
+        }
         Column::Str(v) => {
             // Long tables repeat a name on every row of its entity: one object per run.
             let mut items: Vec<Bound<'py, PyString>> = Vec::with_capacity(v.len());

@@ -49,34 +49,26 @@ impl Simulator<'_> {
 
     pub(super) fn on_sample(&mut self) {
         let now = self.now;
+        let k = self.ts.time_s.len();
         self.ts.time_s.push(secs(now));
         for (c, ch) in self.channels.iter().enumerate() {
-            let base = self.ts_base[c];
             let q = &self.queues[ch.queue.ix()];
-            for (k, v) in queue_sample(q, now).into_iter().enumerate() {
-                self.ts.series[base + k].values.push(v);
-            }
-            let base = base + SAMPLED.len();
+            let buf = &mut self.metric_buf;
+            buf.clear();
+            buf.extend(queue_sample(q, now));
             let names = q.metric_names();
             if !names.is_empty() {
-                self.metric_buf.clear();
-                self.metric_buf.resize(names.len(), f64::NAN);
-                q.metrics(now, &mut self.metric_buf);
-                for (k, v) in self.metric_buf.iter().enumerate() {
-                    self.ts.series[base + k].values.push(*v);
-                }
+                buf.resize(SAMPLED.len() + names.len(), f64::NAN);
+                q.metrics(now, &mut buf[SAMPLED.len()..]);
             }
+            self.ts.queues.record(c, k, buf);
         }
-        for &(f, base) in &self.traced {
+        for &(f, e) in &self.traced {
             if let Some(tcp) = &self.flows[f].tcp {
                 let s = &tcp.sender;
                 let delivered = tcp.receiver.delivered as f64;
-                for (k, v) in [s.cwnd, s.ssthresh, s.srtt_s(), delivered]
-                    .into_iter()
-                    .enumerate()
-                {
-                    self.ts.flows[base + k].values.push(v);
-                }
+                let values = [s.cwnd, s.ssthresh, s.srtt_s(), delivered];
+                self.ts.flows.record(e, k, &values);
             }
         }
         self.sample_switch_inputs();
@@ -148,6 +140,11 @@ impl Simulator<'_> {
         }
         self.switches_finish();
         self.check_conservation()?;
+        assert_eq!(
+            self.ts.time_s.len(),
+            self.ts.queues.samples(),
+            "samples taken and foreseen"
+        );
         let s = self.scenario;
         let t = secs(end - self.warmup);
         let queues = self

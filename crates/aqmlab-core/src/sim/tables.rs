@@ -5,7 +5,7 @@
 //! tables, the queue-length distribution), followed by the tables components add. The
 //! binding and Python only iterate over what is here.
 
-use super::{FlowSummary, QueueSummary, RunResults};
+use super::{FlowSummary, LongSeries, QueueSummary, RunResults};
 use crate::aqm::Reason;
 use crate::packet::Colour;
 use crate::queue::{ColourCounters, OutputQueue};
@@ -24,7 +24,13 @@ impl RunResults {
     /// Every result table: the standard ones (`STANDARD_TABLES`), then those components
     /// added (`extra_tables`).
     pub fn tables(&self) -> Vec<Table> {
-        let ts = &self.timeseries;
+        self.clone().into_tables()
+    }
+
+    /// `tables()`, taking the results apart: the time series become their tables' columns
+    /// without a copy.
+    pub fn into_tables(self) -> Vec<Table> {
+        let ts = self.timeseries;
         let mut out = vec![
             queue_table(&self.queues),
             flow_table(&self.flows),
@@ -32,18 +38,14 @@ impl RunResults {
                 "timeseries",
                 "queue",
                 &ts.time_s,
-                ts.series
-                    .iter()
-                    .map(|s| (s.queue.as_str(), s.metric.as_str(), &s.values[..])),
+                ts.queues,
                 &["qlen_pkts", "qlen_bytes"],
             ),
             long_table(
                 "flow_timeseries",
                 "flow",
                 &ts.time_s,
-                ts.flows
-                    .iter()
-                    .map(|s| (s.flow.as_str(), s.metric.as_str(), &s.values[..])),
+                ts.flows,
                 &super::FLOW_METRICS,
             ),
             queue_dist_table(&self.queues),
@@ -51,7 +53,7 @@ impl RunResults {
         if let Some(t) = colour_table(&self.queues, self.measured_s) {
             out.push(t);
         }
-        out.extend(self.extra_tables.iter().cloned());
+        out.extend(self.extra_tables);
         out
     }
 }
@@ -163,88 +165,47 @@ fn flow_table(f: &[FlowSummary]) -> Table {
 /// Fraction of the measured time each queue held exactly `n_pkts` waiting packets.
 fn queue_dist_table(q: &[QueueSummary]) -> Table {
     let (mut queue, mut n, mut fraction) = (vec![], vec![], vec![]);
-    for x in q {
+    for (i, x) in q.iter().enumerate() {
         for (k, p) in x.distribution.iter().enumerate() {
-            queue.push(x.name.clone());
+            queue.push(i as u32);
             n.push(k as u64);
             fraction.push(*p);
         }
     }
+    let names = q.iter().map(|x| x.name.clone()).collect();
     let mut t = Table::new("queue_dist");
-    t.push("queue", Column::Str(queue))
+    t.push("queue", Column::dict(queue, names))
         .push("n_pkts", Column::U64(n))
         .push("fraction", Column::F64(fraction));
     t
 }
 
-/// A long time-series table: one row per (entity, sample time), entities in order of
-/// first appearance, then `time_s` ascending; the columns are `time_s`, `key` (the
-/// entity's name), then every metric in order of first appearance, NaN where an entity
-/// has no such metric (e.g. an AQM variable on a DropTail queue). Without any entity,
-/// the columns are `time_s`, `key` and `empty_metrics`.
-fn long_table<'a>(
+/// A long time-series table: one row per (entity, sample time), entities in order, then
+/// `time_s` ascending; the columns are `time_s`, `key` (the entity's name), then every
+/// metric in order of first appearance, NaN where an entity has no such metric (e.g. an
+/// AQM variable on a DropTail queue). Without any entity, the columns are `time_s`, `key`
+/// and `empty_metrics`.
+fn long_table(
     name: &str,
     key: &str,
     time_s: &[f64],
-    series: impl Iterator<Item = (&'a str, &'a str, &'a [f64])>,
-    empty_metrics: &[&str],
+    series: LongSeries,
+    empty_metrics: &[&'static str],
 ) -> Table {
-    let mut entities: Vec<&str> = vec![];
-    let mut metrics: Vec<&str> = vec![];
-    // Per entity, per metric (index into `metrics`): its values.
-    let mut values: Vec<Vec<Option<&[f64]>>> = vec![];
-    for (entity, metric, v) in series {
-        assert_eq!(
-            v.len(),
-            time_s.len(),
-            "{name}: {entity} {metric} has {} values for {} sample times",
-            v.len(),
-            time_s.len()
-        );
-        // An entity's series are usually adjacent: try the last one first.
-        let e = match (entities.last() == Some(&entity))
-            .then(|| entities.len() - 1)
-            .or_else(|| entities.iter().position(|&x| x == entity))
-        {
-            Some(e) => e,
-            None => {
-                entities.push(entity);
-                values.push(vec![]);
-                entities.len() - 1
-            }
-        };
-        let m = match metrics.iter().position(|&x| x == metric) {
-            Some(m) => m,
-            None => {
-                metrics.push(metric);
-                metrics.len() - 1
-            }
-        };
-        if values[e].len() <= m {
-            values[e].resize(m + 1, None);
-        }
-        values[e][m] = Some(v);
-    }
+    assert_eq!(series.samples(), time_s.len(), "{name}: samples and times");
+    let (entities, mut columns) = series.into_columns();
     if entities.is_empty() {
-        metrics = empty_metrics.to_vec();
+        columns = empty_metrics.iter().map(|&m| (m, vec![])).collect();
     }
-    let rows = entities.len() * time_s.len();
+    let samples = time_s.len();
+    let codes = (0..entities.len() as u32)
+        .flat_map(|e| std::iter::repeat_n(e, samples))
+        .collect();
     let mut t = Table::new(name);
-    t.push("time_s", Column::F64(time_s.repeat(entities.len())));
-    let mut names = Vec::with_capacity(rows);
-    for e in &entities {
-        names.extend(std::iter::repeat_n(e.to_string(), time_s.len()));
-    }
-    t.push(key, Column::Str(names));
-    for (m, metric) in metrics.iter().enumerate() {
-        let mut col = Vec::with_capacity(rows);
-        for per in &values {
-            match per.get(m).copied().flatten() {
-                Some(v) => col.extend_from_slice(v),
-                None => col.extend(std::iter::repeat_n(f64::NAN, time_s.len())),
-            }
-        }
-        t.push(*metric, Column::F64(col));
+    t.push("time_s", Column::F64(time_s.repeat(entities.len())))
+        .push(key, Column::dict(codes, entities));
+    for (metric, col) in columns {
+        t.push(metric, Column::F64(col));
     }
     t
 }
@@ -314,31 +275,23 @@ mod tests {
 
     #[test]
     fn long_table_fills_missing_metrics_with_nan_in_order_of_appearance() {
-        let t = long_table(
-            "ts",
-            "queue",
-            &[0.0, 1.0],
-            [
-                ("a", "x", &[1.0, 2.0][..]),
-                ("b", "x", &[3.0, 4.0][..]),
-                ("b", "y", &[5.0, 6.0][..]),
-            ]
-            .into_iter(),
-            &[],
-        );
+        let mut ls = LongSeries::new(2);
+        ls.add("a".into(), &["x"]);
+        ls.add("b".into(), &["x", "y"]);
+        ls.allocate();
+        for k in 0..2 {
+            ls.record(0, k, &[1.0 + k as f64]);
+            ls.record(1, k, &[3.0 + k as f64, 5.0 + k as f64]);
+        }
+        let t = long_table("ts", "queue", &[0.0, 1.0], ls, &[]);
         assert_eq!(t.names().collect::<Vec<_>>(), ["time_s", "queue", "x", "y"]);
         assert_eq!(
             t.column("time_s"),
             Some(&Column::F64(vec![0.0, 1.0, 0.0, 1.0]))
         );
         assert_eq!(
-            t.column("queue"),
-            Some(&Column::Str(vec![
-                "a".into(),
-                "a".into(),
-                "b".into(),
-                "b".into()
-            ]))
+            t.column("queue").unwrap().strings(),
+            ["a", "a", "b", "b"].map(String::from)
         );
         assert_eq!(t.column("x"), Some(&Column::F64(vec![1.0, 2.0, 3.0, 4.0])));
         let Some(Column::F64(y)) = t.column("y") else {
@@ -350,7 +303,9 @@ mod tests {
 
     #[test]
     fn long_table_without_entities_has_the_given_columns_and_no_rows() {
-        let t = long_table("ft", "flow", &[0.0, 1.0], std::iter::empty(), &["cwnd"]);
+        let mut ls = LongSeries::new(2);
+        ls.allocate();
+        let t = long_table("ft", "flow", &[0.0, 1.0], ls, &["cwnd"]);
         assert_eq!(t.names().collect::<Vec<_>>(), ["time_s", "flow", "cwnd"]);
         assert!(t.is_empty());
     }

@@ -1,0 +1,197 @@
+"""Scale: the REM-dumbbell shape at 100, 1 000 and 10 000 flows (issue 15's table).
+
+    .venv/bin/python benchmarks/scale.py [--sizes 100,1000,10000] [--mem-limit-gb 8]
+        [--sample-interval 100ms] [--json]
+
+Per size, a fresh Python process (so that its peak RSS, read with os.wait4, is that size's
+alone) builds with aqmlab.scenario's builders: a host pair per flow, each source host on
+its own access link (1 Gb/s, 1 ms) to router r1, each sink on its own link from r2; the
+bottleneck r1 -> r2 at 1 Mb/s per flow (38 ms, the REM paper's delay) with a DropTail
+buffer of 15 ms at its rate (in bytes); one NewReno bulk flow of 1000-byte packets per
+pair, starting uniformly in [0, 250 ms) (numpy PCG64, seed 1); 0.5 s of warm-up (every
+flow has started and left slow start's first round trips), then 1 simulated second
+measured. Every queue is sampled every 100 ms (`--sample-interval`): at the default
+(duration / 1000) the 10 000-flow run would record 40 002 queues x 8 series x 1 001
+samples, which validation refuses (at most 5*10^7 time-series values).
+
+Printed per size: events per packet, engine µs per packet and ns per event (engine = the
+binding's wall time of Simulator::run: the event loop and the end-of-run summaries;
+events and packets over the whole run, warm-up included), peak RSS of the process, load +
+validate + build (the binding's wall times of TOML parsing, validation and
+Simulator::new), and the share of the whole aqmlab.run() call (TOML writing in Python,
+everything in the binding, the result tables and the DataFrames) spent outside the engine.
+The child process runs under RLIMIT_AS = --mem-limit-gb (the machine has no swap): a
+size that needs more fails with a memory error instead of taking the machine down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+BOTTLENECK_DELAY = "38ms"
+ACCESS = {"bandwidth": "1Gbps", "delay": "1ms"}
+PKT = 1000
+WARMUP_S = 0.5
+MEASURED_S = 1.0
+START_WINDOW_S = 0.25
+BUFFER_S = 0.015
+
+
+def dumbbell(n: int, sample_interval: str, seed: int = 1) -> dict:
+    """The REM-dumbbell shape with n host pairs and n Mb/s of bottleneck."""
+    import numpy as np
+
+    from aqmlab import scenario as sc
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    bps = n * 1_000_000
+    nodes = [sc.router("r1"), sc.router("r2")]
+    links = [
+        sc.link(
+            "r1",
+            "r2",
+            name="bottleneck",
+            bandwidth=f"{bps}bps",
+            delay=BOTTLENECK_DELAY,
+            queue=sc.queue(limit_bytes=round(bps * BUFFER_S / 8)),
+        )
+    ]
+    access = sc.queue(limit_pkts=1000)
+    flows = []
+    starts = rng.uniform(0.0, START_WINDOW_S, n)
+    for i in range(n):
+        nodes += [sc.host(f"s{i}"), sc.host(f"d{i}")]
+        links += [
+            sc.link(f"s{i}", "r1", queue=access, **ACCESS),
+            sc.link("r2", f"d{i}", queue=access, **ACCESS),
+        ]
+        flows.append(
+            sc.tcp(
+                f"f{i}",
+                f"s{i}",
+                f"d{i}",
+                packet_size=PKT,
+                variant="newreno",
+                start=f"{round(starts[i] * 1e9)}ns",
+            )
+        )
+    return sc.scenario(
+        duration=f"{round((WARMUP_S + MEASURED_S) * 1e3)}ms",
+        warmup=f"{round(WARMUP_S * 1e3)}ms",
+        seed=seed,
+        sample_interval=sample_interval,
+        nodes=nodes,
+        links=links,
+        flows=flows,
+    )
+
+
+def child(n: int, sample_interval: str) -> None:
+    """Runs one size in this process and prints its figures as one JSON line."""
+    t0 = time.perf_counter()
+    import aqmlab
+
+    t_import = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    s = dumbbell(n, sample_interval)
+    t_builders = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    r = aqmlab.run(s)
+    t_run = time.perf_counter() - t0
+    tm = r.timing
+    engine = tm["run_s"]
+    q = r.queues.set_index("name").loc["r1->r2"]
+    out = {
+        "flows": n,
+        "bottleneck_bps": n * 1_000_000,
+        "events": r.events,
+        "packets": r.packets,
+        "engine_s": engine,
+        "events_per_packet": r.events / r.packets,
+        "engine_us_per_packet": engine / r.packets * 1e6,
+        "ns_per_event": engine / r.events * 1e9,
+        "load_validate_build_s": tm["parse_s"] + tm["validate_s"] + tm["build_s"],
+        "run_call_s": t_run,
+        "outside_engine_fraction": (t_run - engine) / t_run,
+        "import_s": t_import,
+        "builders_s": t_builders,
+        "timing": tm,
+        "bottleneck_utilization": float(q["utilization"]),
+        "bottleneck_drops": int(sum(q[f"dropped_{x}"] for x in r.reasons)),
+        "timeseries_rows": len(r.timeseries),
+    }
+    print(json.dumps(out), flush=True)
+
+
+def measure(n: int, sample_interval: str, mem_limit_gb: float) -> dict:
+    """Runs `child(n)` in a fresh interpreter; adds its peak RSS (bytes)."""
+    limit = int(mem_limit_gb * 2**30)
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    p = subprocess.Popen(
+        [sys.executable, __file__, "--child", str(n), "--sample-interval", sample_interval],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=cap,
+    )
+    assert p.stdout is not None
+    stdout = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        return {"flows": n, "error": f"exit status {p.returncode}"}
+    out = json.loads(stdout.strip().splitlines()[-1])
+    out["peak_rss_bytes"] = usage.ru_maxrss * 1024  # Linux reports KiB
+    return out
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| flows | bottleneck | events per packet | engine µs per packet | ns per event "
+        "| peak RSS | load + validate + build | run() outside the engine |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['flows']:,} | {r['error']} |" + " |" * 6)
+            continue
+        bps = r["bottleneck_bps"]
+        rate = f"{bps / 1e9:g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:g} Mb/s"
+        lines.append(
+            f"| {r['flows']:,} | {rate} | {r['events_per_packet']:.1f} "
+            f"| {r['engine_us_per_packet']:.2f} | {r['ns_per_event']:.0f} "
+            f"| {r['peak_rss_bytes'] / 1e6:,.0f} MB | {r['load_validate_build_s']:.2f} s "
+            f"| {r['outside_engine_fraction']:.1%} of {r['run_call_s']:.2f} s |"
+        )
+    return "\n".join(lines).replace(",", " ")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="100,1000,10000", help="flow counts, comma-separated")
+    ap.add_argument("--sample-interval", default="100ms")
+    ap.add_argument("--mem-limit-gb", type=float, default=8.0, help="address-space cap per size")
+    ap.add_argument("--json", action="store_true", help="also print each size's JSON line")
+    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child is not None:
+        child(args.child, args.sample_interval)
+        return
+    rows = []
+    for n in (int(x) for x in args.sizes.split(",")):
+        rows.append(measure(n, args.sample_interval, args.mem_limit_gb))
+        if args.json:
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -23,7 +23,7 @@ pub use flow::{
     SizeDist, TcpVariant,
 };
 use serde::{Deserialize, Deserializer, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -371,33 +371,46 @@ impl Scenario {
 
     /// The forwarding table of this topology (hosts never relay).
     pub fn routes(&self) -> crate::routing::Routes {
+        self.routes_over(&self.link_ends())
+    }
+
+    fn routes_over(&self, ends: &[Option<(usize, usize)>]) -> crate::routing::Routes {
         let relays: Vec<bool> = self
             .nodes
             .iter()
             .map(|n| n.kind != NodeKind::Host)
             .collect();
-        let links: Vec<Option<(usize, usize)>> = self
-            .links
-            .iter()
-            .map(|l| Some((self.node_index(&l.a)?, self.node_index(&l.b)?)))
-            .collect();
-        crate::routing::Routes::build(&relays, &links)
+        crate::routing::Routes::build(&relays, ends)
     }
 
-    pub fn node_index(&self, name: &str) -> Option<usize> {
-        self.nodes.iter().position(|n| n.name == name)
+    /// Each node's index by name; of nodes sharing a name (an error), the first.
+    pub fn node_indices(&self) -> HashMap<&str, usize> {
+        let mut index = HashMap::with_capacity(self.nodes.len());
+        for (i, n) in self.nodes.iter().enumerate() {
+            index.entry(n.name.as_str()).or_insert(i);
+        }
+        index
+    }
+
+    /// The (a, b) node indices of each link (None if a name is unknown).
+    fn link_ends(&self) -> Vec<Option<(usize, usize)>> {
+        let index = self.node_indices();
+        let idx = |name: &str| index.get(name).copied();
+        (self.links.iter())
+            .map(|l| Some((idx(&l.a)?, idx(&l.b)?)))
+            .collect()
     }
 
     /// Checks everything that parsing cannot: values, cross-field rules, references, routes,
     /// and returns the scenario with what the checks resolved, for the simulator to build.
     pub fn validate(&self) -> Result<Checked<'_>, ScenarioErrors> {
+        let index = self.node_indices();
+        let ends = self.link_ends();
         let mut v = Validator::default();
-        v.scenario(self);
-        let idx = |name: &str| self.node_index(name).map(|i| i as u32);
-        let link_ends: Option<Vec<(u32, u32)>> = self
-            .links
-            .iter()
-            .map(|l| Some((idx(&l.a)?, idx(&l.b)?)))
+        v.scenario(self, &ends);
+        let idx = |name: &str| index.get(name).map(|&i| i as u32);
+        let link_ends: Option<Vec<(u32, u32)>> = (ends.iter())
+            .map(|e| e.map(|(a, b)| (a as u32, b as u32)))
             .collect();
         let flow_ends: Option<Vec<(u32, u32)>> = self
             .flows
@@ -480,7 +493,8 @@ impl Validator {
         }
     }
 
-    fn scenario(&mut self, s: &Scenario) {
+    /// `ends`: each link's (a, b) node indices, as `Scenario::link_ends` resolves them.
+    fn scenario(&mut self, s: &Scenario, ends: &[Option<(usize, usize)>]) {
         if s.schema_version != SCHEMA_VERSION {
             self.err(
                 "schema_version",
@@ -652,7 +666,7 @@ impl Validator {
             Validator::queue_into(p, path, q, ctx)
         });
 
-        let routes = s.routes();
+        let routes = s.routes_over(ends);
         let mut flow_names = BTreeSet::new();
         let end = sim.duration.0;
         for (i, f) in s.flows.iter().enumerate() {
@@ -668,7 +682,7 @@ impl Validator {
                         "must differ from src",
                     );
                 } else if let Some((k, dir, limit)) =
-                    self.byte_limit_below(s, &routes, a, b, f.packet_size.0)
+                    self.byte_limit_below(s, ends, &routes, a, b, f.packet_size.0)
                 {
                     self.err(
                         format!("{p}.packet_size"),
@@ -759,6 +773,7 @@ impl Validator {
     fn byte_limit_below(
         &self,
         s: &Scenario,
+        ends: &[Option<(usize, usize)>],
         routes: &crate::routing::Routes,
         a: usize,
         b: usize,
@@ -784,8 +799,8 @@ impl Validator {
                     return Some((k, dir, limit.0));
                 }
             }
-            let next = if forward { &l.b } else { &l.a };
-            node = s.node_index(next)?;
+            let (la, lb) = ends[k]?;
+            node = if forward { lb } else { la };
         }
         None
     }

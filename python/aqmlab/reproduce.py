@@ -18,7 +18,7 @@ import math
 import numbers
 import pkgutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,15 @@ class Claim:
             return self.check(self.measured)
         except (TypeError, ValueError) as e:
             return False, f"could not be checked: {e}"
+
+
+def tolerance_table(tolerances: Mapping[str, tuple[str, str, str]], heading: str) -> str:
+    """A report's tolerance table: per claim the paper's words, our rule and why that
+    strictness (each reproduction's ``TOLERANCES``), under ``heading``."""
+    lines = [heading, "", "| claim | paper | rule | why |", "|---|---|---|---|"]
+    for k, (says, rule, why) in tolerances.items():
+        lines.append(f"| {k} | {says} | {rule} | {why} |")
+    return "\n".join(lines)
 
 
 def fmt(v: Any) -> str:

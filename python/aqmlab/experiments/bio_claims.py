@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from aqmlab.reproduce import Claim, at_least, at_most, fmt, judge
+from aqmlab.reproduce import Claim, at_least, at_most, fmt, judge, tolerance_table
 
 FULL = (
     "the paper measures 100-470 s of a 500 s run; quick runs measure 30-60 s with starts "
@@ -81,15 +81,9 @@ TOLERANCES = {
 
 
 def tolerance_note() -> str:
-    lines = [
-        "Tolerances, fixed before the first run (paper's words → our rule → why):",
-        "",
-        "| claim | paper | rule | why |",
-        "|---|---|---|---|",
-    ]
-    for k, (says, rule, why) in TOLERANCES.items():
-        lines.append(f"| {k} | {says} | {rule} | {why} |")
-    return "\n".join(lines)
+    return tolerance_table(
+        TOLERANCES, "Tolerances, fixed before the first run (paper's words → our rule → why):"
+    )
 
 
 def _rio_labels(table: pd.DataFrame) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from scipy.stats import spearmanr
 
-from aqmlab.reproduce import Claim, fmt, judge
+from aqmlab.reproduce import Claim, fmt, judge, tolerance_table
 
 # Claim 1: "significantly lower", "tremendously reduced" at low speedup (s ≤ 1.5, the
 # paper's "low speedup (1 to 1.5)"): at most half of RED's and the intervals apart.
@@ -102,15 +102,9 @@ TOLERANCES = {
 
 
 def tolerance_note() -> str:
-    lines = [
-        "Tolerances, fixed before the first full run (paper's words → our rule → why):",
-        "",
-        "| claim | paper | rule | why |",
-        "|---|---|---|---|",
-    ]
-    for k, (says, rule, why) in TOLERANCES.items():
-        lines.append(f"| {k} | {says} | {rule} | {why} |")
-    return "\n".join(lines)
+    return tolerance_table(
+        TOLERANCES, "Tolerances, fixed before the first full run (paper's words → our rule → why):"
+    )
 
 
 Row = Mapping[str, tuple[float, float]]

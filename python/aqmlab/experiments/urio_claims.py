@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from scipy.stats import spearmanr
 
-from aqmlab.reproduce import Claim, fmt, judge
+from aqmlab.reproduce import Claim, fmt, judge, tolerance_table
 
 # Eq. (4): CIR + (C − Σ CIR)/5 = 0.5 + (10 − 2.5)/5 = 2 Mb/s for every aggregate.
 FAIR_MBPS = 2.0
@@ -115,15 +115,9 @@ SAYS = {
 
 
 def tolerance_note() -> str:
-    lines = [
-        "Tolerances, fixed before the first run (paper's words → our rule → why):",
-        "",
-        "| claim | paper | rule | why |",
-        "|---|---|---|---|",
-    ]
-    for k, (says, rule, why) in TOLERANCES.items():
-        lines.append(f"| {k} | {says} | {rule} | {why} |")
-    return "\n".join(lines)
+    return tolerance_table(
+        TOLERANCES, "Tolerances, fixed before the first run (paper's words → our rule → why):"
+    )
 
 
 def spearman(x: Sequence[float]) -> float:

@@ -48,47 +48,36 @@ def dumbbell(n: int, sample_interval: str, seed: int = 1) -> dict:
     import numpy as np
 
     from aqmlab import scenario as sc
+    from aqmlab import topology
 
     rng = np.random.Generator(np.random.PCG64(seed))
     bps = n * 1_000_000
-    nodes = [sc.router("r1"), sc.router("r2")]
-    links = [
-        sc.link(
-            "r1",
-            "r2",
-            name="bottleneck",
-            bandwidth=f"{bps}bps",
-            delay=BOTTLENECK_DELAY,
-            queue=sc.queue(limit_bytes=round(bps * BUFFER_S / 8)),
-        )
-    ]
-    access = sc.queue(limit_pkts=1000)
-    flows = []
+    t = topology.dumbbell(
+        n,
+        bottleneck=f"{bps}bps",
+        bottleneck_delay=BOTTLENECK_DELAY,
+        access=ACCESS["bandwidth"],
+        access_delay=ACCESS["delay"],
+        queue=sc.queue(limit_bytes=round(bps * BUFFER_S / 8)),
+        access_queue=sc.queue(limit_pkts=1000),
+    )
     starts = rng.uniform(0.0, START_WINDOW_S, n)
-    for i in range(n):
-        nodes += [sc.host(f"s{i}"), sc.host(f"d{i}")]
-        links += [
-            sc.link(f"s{i}", "r1", queue=access, **ACCESS),
-            sc.link("r2", f"d{i}", queue=access, **ACCESS),
-        ]
-        flows.append(
-            sc.tcp(
-                f"f{i}",
-                f"s{i}",
-                f"d{i}",
-                packet_size=PKT,
-                variant="newreno",
-                start=f"{round(starts[i] * 1e9)}ns",
-            )
+    flows = t.flows(
+        lambda name, s, d: sc.tcp(
+            name,
+            s,
+            d,
+            packet_size=PKT,
+            variant="newreno",
+            start=f"{round(starts[int(name[1:])] * 1e9)}ns",
         )
-    return sc.scenario(
+    )
+    return t.scenario(
+        flows,
         duration=f"{round((WARMUP_S + MEASURED_S) * 1e3)}ms",
         warmup=f"{round(WARMUP_S * 1e3)}ms",
         seed=seed,
         sample_interval=sample_interval,
-        nodes=nodes,
-        links=links,
-        flows=flows,
     )
 
 

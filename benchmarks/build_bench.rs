@@ -5,11 +5,14 @@
 //! 10 000 flows give 20 002 nodes and 20 001 links.
 //!
 //! Run: `cargo run --release -p aqmlab-core --example build_bench -- --flows 10000`
+//! (`--run FILE` instead parses, builds and runs a scenario file: TOML or JSON, e.g. from
+//! `benchmarks/scale.py --write-scenario DIR`; it prints the run's time and a results digest).
 //! (`--reps` repetitions, default 3; each phase's best is printed, and the peak RSS).
 
 use aqmlab_core::scenario::parse;
 use aqmlab_core::sim::Simulator;
 use std::fmt::Write;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
 fn dumbbell(flows: usize) -> String {
@@ -74,6 +77,33 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// Parses, validates, builds and runs the scenario in `path` (TOML or JSON), so that a
+/// profiler (`perf stat`, `perf record`, callgrind) sees the engine on any scenario,
+/// e.g. the JSON text `benchmarks/scale.py --write-scenario` writes.
+fn run_file(path: &str) {
+    let text = std::fs::read_to_string(path).expect("readable scenario file");
+    let t0 = Instant::now();
+    let s = parse(&text).expect("the scenario parses");
+    let c = s.validate().expect("the scenario is valid");
+    let sim = Simulator::new(&c);
+    let t1 = Instant::now();
+    let r = sim.run().expect("the run completes");
+    let t2 = Instant::now();
+    // Event order is part of determinism: a change to the event set must keep this digest.
+    let mut h = DefaultHasher::new();
+    format!("{:?} {:?} {:?}", r.queues, r.flows, r.timeseries).hash(&mut h);
+    println!(
+        "{path}: load+build {:.3} s, run {:.3} s, {} events, {:.0} ns per event, \
+         peak RSS {:.0} MB, results digest {:016x}",
+        (t1 - t0).as_secs_f64(),
+        (t2 - t1).as_secs_f64(),
+        r.events,
+        (t2 - t1).as_secs_f64() / r.events as f64 * 1e9,
+        peak_rss_mb(),
+        h.finish()
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flows = arg(&args, "--flows", 10_000);
@@ -81,6 +111,11 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--write") {
         let path = args.get(i + 1).expect("--write PATH");
         std::fs::write(path, dumbbell(flows)).expect("writable path");
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--run") {
+        let path = args.get(i + 1).expect("--run PATH");
+        run_file(path);
         return;
     }
     let text = dumbbell(flows);

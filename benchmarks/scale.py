@@ -170,7 +170,22 @@ def main() -> None:
     ap.add_argument("--mem-limit-gb", type=float, default=8.0, help="address-space cap per size")
     ap.add_argument("--json", action="store_true", help="also print each size's JSON line")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--write-scenario",
+        metavar="DIR",
+        help="write each size's scenario (the JSON text the binding reads) to DIR and exit",
+    )
     args = ap.parse_args()
+    if args.write_scenario:
+        from aqmlab.scenario import engine_text
+
+        os.makedirs(args.write_scenario, exist_ok=True)
+        for n in (int(x) for x in args.sizes.split(",")):
+            path = os.path.join(args.write_scenario, f"dumbbell_{n}.json")
+            with open(path, "w") as f:
+                f.write(engine_text(dumbbell(n, args.sample_interval)))
+            print(path)
+        return
     if args.child is not None:
         child(args.child, args.sample_interval)
         return

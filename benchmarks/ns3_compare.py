@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/ns3_compare.py [--ns3-python PATH] [--n 160] [--sim 50]
         [--qdisc droptail|red] [--seed 1] [--ns3-sack] [--ns3-script PATH]
+    .venv/bin/python benchmarks/ns3_compare.py --speed R --ns3-python PATH [--qdiscs droptail red]
+        [--aqmlab-per-round 3]
     .venv/bin/python benchmarks/ns3_compare.py --agreement --ns3-python PATH [--sim 50]
         [--seeds 1 2 3] [--no-sack] [--ns3-cache DIR] [--ns3-script PATH]
 
@@ -45,6 +47,11 @@ and a flag where it exceeds 10%. The ns-3 side is benchmarks/ns3_dumbbell_counte
 (max_window 1092), RED 20:80 max_p 0.1, not gentle, mean packet 1000 B (red_ns3()); from
 the profile it keeps the rest (RED's ns2_qlen_guard, limited transmit, the 60 s RTO cap).
 Per-run JSON lines go to stderr, the table to stdout.
+
+--speed R (issue 15): the speed comparison, each qdisc of --qdiscs (DropTail and RED), R
+rounds interleaving one ns-3 run with --aqmlab-per-round aqmlab.run() calls (the
+configuration of the single run below: the script's defaults on both sides); prints the
+median, min and max wall time of each and the ratio of the medians.
 
 With --ns3-python (a Python with the PyPI package ns3 installed, outside this project) the
 ns-3 script runs too, and the ratio of wall times is printed. Wall times: aqmlab's is the
@@ -303,6 +310,57 @@ def agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def speed(args: argparse.Namespace) -> int:
+    """--speed R: ns-3 and aqmlab side by side, interleaved, for each qdisc of --qdiscs.
+
+    R rounds; in each, per qdisc, one ns-3 run (its Simulator::Run wall time, as the script
+    reports it) and then --aqmlab-per-round whole aqmlab.run() calls, each timed alone. The
+    machine's speed drifts within minutes: interleaving puts both simulators under the same
+    drift, and the medians drop the outliers of either. Per qdisc: median, min and max of
+    each, and the ratio of the medians."""
+    if not args.ns3_python:
+        sys.exit("--speed needs --ns3-python")
+    walls: dict[str, dict[str, list[float]]] = {q: {"ns3": [], "aqmlab": []} for q in args.qdiscs}
+    scenarios = {q: dumbbell(args.n, args.sim, seed=args.seed, qdisc=q) for q in args.qdiscs}
+    aqmlab.run(scenarios[args.qdiscs[0]])  # loads the extension and warms the allocator
+    for r in range(args.speed):
+        for q in args.qdiscs:
+            b = run_ns3(args.ns3_python, args.n, args.sim, q, args.seed, args.ns3_script)
+            walls[q]["ns3"].append(float(b["wall_run_s"]))
+            for _ in range(args.aqmlab_per_round):
+                t0 = time.perf_counter()
+                aqmlab.run(scenarios[q])
+                walls[q]["aqmlab"].append(time.perf_counter() - t0)
+            print(
+                json.dumps(
+                    {
+                        "round": r,
+                        "qdisc": q,
+                        "ns3_s": walls[q]["ns3"][-1],
+                        "aqmlab_s": [
+                            round(x, 4) for x in walls[q]["aqmlab"][-args.aqmlab_per_round :]
+                        ],
+                    }
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
+    print(
+        f"{args.n}-flow dumbbell, {args.sim:g} s simulated, {args.speed} interleaved rounds: "
+        "ns-3 Simulator::Run vs the whole aqmlab.run()"
+    )
+    print("| qdisc | ns-3 median [min-max] s | aqmlab median [min-max] s | ratio of medians |")
+    print("|---|---|---|---|")
+    for q in args.qdiscs:
+        n3, aq = walls[q]["ns3"], walls[q]["aqmlab"]
+        print(
+            f"| {q} | {np.median(n3):.1f} [{min(n3):.1f}-{max(n3):.1f}] "
+            f"| {np.median(aq):.3f} [{min(aq):.3f}-{max(aq):.3f}] "
+            f"| **{np.median(n3) / np.median(aq):.0f}x** |"
+        )
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns3-python", help="python with the ns3 package (outside the project)")
@@ -319,7 +377,17 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], help="with --agreement")
     ap.add_argument("--no-sack", action="store_true", help="with --agreement: both without SACK")
     ap.add_argument("--ns3-cache", type=Path, help="with --agreement: ns-3 JSON cache directory")
+    ap.add_argument(
+        "--speed",
+        type=int,
+        metavar="R",
+        help="R interleaved rounds of ns-3 and aqmlab per qdisc; prints the ratio of medians",
+    )
+    ap.add_argument("--qdiscs", nargs="+", default=["droptail", "red"], help="with --speed")
+    ap.add_argument("--aqmlab-per-round", type=int, default=3, help="with --speed")
     args = ap.parse_args()
+    if args.speed:
+        return speed(args)
     if args.agreement:
         return agreement(args)
     a = run_aqmlab(args.n, args.sim, args.reps, args.qdisc, args.seed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import tomllib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -102,9 +103,7 @@ class Results:
     def __init__(self, raw: dict[str, Any]):
         self.raw = raw
         self.reasons: list[str] = list(raw["reasons"])
-        self.tables: dict[str, pd.DataFrame] = {
-            name: _frame(columns) for name, columns in raw["tables"].items()
-        }
+        self.tables: Mapping[str, pd.DataFrame] = _Tables(raw["tables"])
         self.events: int = raw["events"]
         self.packets: int = raw["packets"]
         self.measured_s: float = raw["measured_s"]
@@ -226,6 +225,36 @@ class Results:
 
             written.append(plot_queue_length(self, out / "queue_length.png"))
         return written
+
+
+class _Tables(Mapping[str, pd.DataFrame]):
+    """The engine's tables by name, in its order, each made a DataFrame when first read.
+
+    Building every DataFrame up front cost more than a small run itself (eight frames of a
+    few rows each, ~5 ms, against 24 ms of engine for 100 flows over 1.5 s), and most
+    callers read two or three tables: the rest stay numpy columns until asked for."""
+
+    def __init__(self, columns: dict[str, dict[str, Any]]):
+        self._columns = columns
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        df = self._frames.get(name)
+        if df is None:
+            df = self._frames[name] = _frame(self._columns[name])
+        return df
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._columns
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def __repr__(self) -> str:
+        return f"<aqmlab tables: {', '.join(self._columns)}>"
 
 
 def _frame(columns: dict[str, Any]) -> pd.DataFrame:

@@ -461,7 +461,7 @@ impl<'a> Simulator<'a> {
         while let Some((t, ev)) = self.events.pop() {
             if t >= self.end {
                 // Keep it for the in-flight census at the end.
-                self.events.schedule(t, ev);
+                self.events.put_back(t, ev);
                 break;
             }
             self.now = t;

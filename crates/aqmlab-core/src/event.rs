@@ -268,6 +268,49 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Lanes change where a channel's arrivals wait, not when they run: scheduled and
+        /// popped in any interleaving, the queue gives the order of one heap of every event
+        /// by (time, seq), the oracle. Arrivals per channel are scheduled in nondecreasing
+        /// time and never before the last pop, as the simulator schedules them.
+        #[test]
+        fn lanes_pop_in_the_order_of_one_heap(
+            ops in proptest::collection::vec((0u8..6, 0u64..50), 1..600)
+        ) {
+            let mut q = EventQueue::new();
+            let mut oracle = BinaryHeap::new();
+            let (mut seq, mut now) = (0u64, 0);
+            let mut last = [0; 3];
+            for (kind, dt) in ops {
+                let (time, event) = match kind {
+                    0..=2 => {
+                        let c = kind as usize;
+                        last[c] = last[c].max(now) + dt;
+                        (last[c], Event::Arrive { node: 7, channel: c as u32, packet: seq as u32 })
+                    }
+                    3 => (now + dt, Event::Timer { slot: seq as u32, generation: 0 }),
+                    _ => {
+                        let got = q.pop();
+                        let want = oracle.pop().map(|e: Entry| (e.time, e.event));
+                        proptest::prop_assert_eq!(got, want);
+                        if let Some((t, _)) = got {
+                            now = t;
+                        }
+                        continue;
+                    }
+                };
+                q.schedule(time, event);
+                oracle.push(Entry { time, seq, event });
+                seq += 1;
+                proptest::prop_assert_eq!(q.len(), oracle.len());
+            }
+            while let Some(want) = oracle.pop() {
+                proptest::prop_assert_eq!(q.pop(), Some((want.time, want.event)));
+            }
+            proptest::prop_assert_eq!(q.pop(), None);
+        }
+    }
+
     #[test]
     fn cancelled_timer_is_skipped_and_its_slot_reused() {
         let mut q = EventQueue::new();

@@ -5,7 +5,7 @@
 //! 10 000 flows give 20 002 nodes and 20 001 links.
 //!
 //! Run: `cargo run --release -p aqmlab-core --example build_bench -- --flows 10000`
-//! (`--run FILE` instead parses, builds and runs a scenario file: TOML or JSON, e.g. from
+//! (`--load FILE` times the same phases of a scenario file; `--run FILE` parses, builds and runs a scenario file: TOML or JSON, e.g. from
 //! `benchmarks/scale.py --write-scenario DIR`; it prints the run's time and a results digest).
 //! (`--reps` repetitions, default 3; each phase's best is printed, and the peak RSS).
 
@@ -118,30 +118,57 @@ fn main() {
         run_file(path);
         return;
     }
+    if let Some(i) = args.iter().position(|a| a == "--load") {
+        let path = args.get(i + 1).expect("--load PATH");
+        let text = std::fs::read_to_string(path).expect("readable scenario file");
+        let reps = arg(&args, "--reps", 3).max(1);
+        phases(&text, path, reps);
+        return;
+    }
     let text = dumbbell(flows);
+    phases(
+        &text,
+        &format!(
+            "{flows} flows, {} nodes, {} links",
+            2 * flows + 2,
+            2 * flows + 1
+        ),
+        reps,
+    );
+}
+
+/// Times parse, validate and `Simulator::new` of `text` apart; prints each phase's best.
+fn phases(text: &str, what: &str, reps: usize) {
     let (mut t_parse, mut t_validate, mut t_build) = (f64::MAX, f64::MAX, f64::MAX);
+    let mut t_canonical = f64::MAX;
     for _ in 0..reps {
         let t0 = Instant::now();
-        let s = parse(&text).expect("the generated scenario parses");
+        let s = parse(text).expect("the scenario parses");
         let t1 = Instant::now();
-        let c = s.validate().expect("the generated scenario is valid");
+        let c = s.validate().expect("the scenario is valid");
         let t2 = Instant::now();
         let sim = Simulator::new(&c);
         let t3 = Instant::now();
         drop(sim);
+        let t4 = Instant::now();
+        let canonical = s.to_toml();
+        t_canonical = t_canonical.min(t4.elapsed().as_secs_f64());
+        drop(canonical);
         t_parse = t_parse.min((t1 - t0).as_secs_f64());
         t_validate = t_validate.min((t2 - t1).as_secs_f64());
         t_build = t_build.min((t3 - t2).as_secs_f64());
     }
     println!(
-        "{flows} flows, {} nodes, {} links, {:.1} MB of TOML (best of {reps})",
-        2 * flows + 2,
-        2 * flows + 1,
+        "{what}, {:.1} MB of text (best of {reps})",
         text.len() as f64 / 1e6
     );
     println!("  parse          {:8.3} s", t_parse);
     println!("  validate       {:8.3} s", t_validate);
     println!("  Simulator::new {:8.3} s", t_build);
     println!("  total          {:8.3} s", t_parse + t_validate + t_build);
+    println!(
+        "  (canonical TOML {:8.3} s, which the binding returns with the results)",
+        t_canonical
+    );
     println!("  peak RSS       {:8.0} MB", peak_rss_mb());
 }

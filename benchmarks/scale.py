@@ -17,9 +17,13 @@ samples, which validation refuses (at most 5*10^7 time-series values).
 Printed per size: events per packet, engine µs per packet and ns per event (engine = the
 binding's wall time of Simulator::run: the event loop and the end-of-run summaries;
 events and packets over the whole run, warm-up included), peak RSS of the process, load +
-validate + build (the binding's wall times of TOML parsing, validation and
-Simulator::new), and the share of the whole aqmlab.run() call (TOML writing in Python,
-everything in the binding, the result tables and the DataFrames) spent outside the engine.
+validate + build (the binding's wall times of parsing the scenario text, validation and
+Simulator::new), and two shares of the whole aqmlab.run() call: outside the event loop
+(everything but `run_s`: the JSON text written in Python, parse, validate, build, the
+result tables, their conversion into Python objects, `Results`), and outside the Rust core
+(the JSON text, the conversion into Python objects and `Results`: the cost of driving the
+engine from Python). Issue 15 asks for "run() overhead outside the engine under 10%"; both
+readings are printed, the first the stricter.
 The child process runs under RLIMIT_AS = --mem-limit-gb (the machine has no swap): a
 size that needs more fails with a memory error instead of taking the machine down.
 """
@@ -108,6 +112,10 @@ def child(n: int, sample_interval: str) -> None:
         "load_validate_build_s": tm["parse_s"] + tm["validate_s"] + tm["build_s"],
         "run_call_s": t_run,
         "outside_engine_fraction": (t_run - engine) / t_run,
+        "outside_core_fraction": (
+            t_run - engine - sum(tm[k] for k in ("parse_s", "validate_s", "build_s", "tables_s"))
+        )
+        / t_run,
         "import_s": t_import,
         "builders_s": t_builders,
         "timing": tm,
@@ -145,12 +153,13 @@ def measure(n: int, sample_interval: str, mem_limit_gb: float) -> dict:
 def table(rows: list[dict]) -> str:
     lines = [
         "| flows | bottleneck | events per packet | engine µs per packet | ns per event "
-        "| peak RSS | load + validate + build | run() outside the engine |",
-        "|---|---|---|---|---|---|---|---|",
+        "| peak RSS | load + validate + build | run() outside the event loop "
+        "| run() outside the Rust core |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['flows']:,} | {r['error']} |" + " |" * 6)
+            lines.append(f"| {r['flows']:,} | {r['error']} |" + " |" * 7)
             continue
         bps = r["bottleneck_bps"]
         rate = f"{bps / 1e9:g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:g} Mb/s"
@@ -158,7 +167,8 @@ def table(rows: list[dict]) -> str:
             f"| {r['flows']:,} | {rate} | {r['events_per_packet']:.1f} "
             f"| {r['engine_us_per_packet']:.2f} | {r['ns_per_event']:.0f} "
             f"| {r['peak_rss_bytes'] / 1e6:,.0f} MB | {r['load_validate_build_s']:.2f} s "
-            f"| {r['outside_engine_fraction']:.1%} of {r['run_call_s']:.2f} s |"
+            f"| {r['outside_engine_fraction']:.1%} of {r['run_call_s']:.3f} s "
+            f"| {r['outside_core_fraction']:.1%} |"
         )
     return "\n".join(lines).replace(",", " ")
 

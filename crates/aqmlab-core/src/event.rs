@@ -138,6 +138,12 @@ impl EventQueue {
         Some((e.time, e.event))
     }
 
+    /// The next event to pop (to prefetch what it will touch).
+    #[inline]
+    pub fn peek(&self) -> Option<&Event> {
+        self.heap.peek().map(|e| &e.event)
+    }
+
     /// Puts back an event just popped, for the census at the end of a run only: the lanes
     /// are not kept in order afterwards.
     pub fn put_back(&mut self, time: Time, event: Event) {

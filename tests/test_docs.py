@@ -147,6 +147,7 @@ TABLE_PATHS = {
     "aqm": ("links", 1, "queue", "aqm"),
     "loss": ("links", 1, "loss"),
     "flow": ("flows", 0),
+    "repeat": ("repeat", 0),
 }
 
 
@@ -191,6 +192,8 @@ def _minimal(key: str) -> dict:
         }
     if key == "queue":
         return {"limit_pkts": 10}
+    if key == "repeat":
+        return {"count": 1}
     if group == "aqm":
         return {"type": tag, **AQM_REQUIRED.get(tag, {})}
     if group == "loss":
@@ -204,7 +207,10 @@ def _minimal(key: str) -> dict:
 
 def _in_network(key: str, table: dict) -> dict:
     group = key.partition("/")[0]
-    return _put(_network(), TABLE_PATHS[group], table)
+    s = _network()
+    if group == "repeat":
+        s["repeat"] = []
+    return _put(s, TABLE_PATHS[group], table)
 
 
 def _unknown_field_list(key: str) -> list[str]:
@@ -239,7 +245,8 @@ def _flow_type_fields(kind: str) -> list[str]:
 
 def engine_schema() -> dict[str, list[str]]:
     """Section key -> the fields the engine knows, in its order."""
-    out = {k: _unknown_field_list(k) for k in ("scenario", "simulation", "node", "link", "queue")}
+    sections = ("scenario", "simulation", "node", "link", "queue", "repeat")
+    out = {k: _unknown_field_list(k) for k in sections}
     for group in ("aqm", "loss"):
         for tag in _type_list(group):
             out[f"{group}/{tag}"] = _unknown_field_list(f"{group}/{tag}")
@@ -262,6 +269,7 @@ SECTION_KEYS = {
     "`[[links]]`": "link",
     "Queue tables (`queue`, `reverse_queue`)": "queue",
     "`[[flows]]`": "flow",
+    "`[[repeat]]`": "repeat",
 }
 GROUPS = {"AQM tables (`aqm`)": "aqm", "Loss tables (`loss`)": "loss", "`[[flows]]`": "flow"}
 
@@ -365,6 +373,8 @@ def _default_kind(cell: str) -> str:
 def test_scenarios_md_defaults_are_the_ones_the_canonical_echo_writes(doc):
     problems = []
     for key, fields in doc.items():
+        if key == "repeat":
+            continue  # the echo is the expanded form: checked by the test below
         path = TABLE_PATHS[key.partition("/")[0]]
         minimal = _minimal(key)
         base = _canonical(_in_network(key, minimal))
@@ -387,6 +397,22 @@ def test_scenarios_md_defaults_are_the_ones_the_canonical_echo_writes(doc):
             elif name in echo:
                 problems.append(f"{key}.{name}: the echo writes {echo[name]!r}; document it")
     assert not problems, "\n".join(problems)
+
+
+def test_scenarios_md_repeat_defaults_are_the_engines(doc):
+    """Leaving a repeat field out is the same scenario as giving its documented default."""
+    base = {"count": 2, "var": "i", "nodes": [{"name": "x{i}", "type": "host"}]}
+    checked = 0
+    for name, row in doc["repeat"].items():
+        if _default_kind(row["default"]) != "value":
+            continue
+        value = tomllib.loads(f"x = {_ticked(row['default'])[0]}")["x"]
+        left_out = {k: v for k, v in base.items() if k != name}
+        assert _canonical(_in_network("repeat", left_out)) == _canonical(
+            _in_network("repeat", {**left_out, name: value})
+        ), name
+        checked += 1
+    assert checked == 4, "var, nodes, links and flows"
 
 
 def test_scenarios_md_required_fields_are_the_ones_the_engine_requires(doc):
@@ -545,7 +571,7 @@ def _fenced(text: str, lang: str) -> list[str]:
 
 def test_scenarios_md_example_file_and_python_are_the_same_valid_scenario():
     text = SCENARIOS_MD.read_text("utf-8")
-    (toml_text,) = _fenced(text, "toml")
+    (toml_text,) = [b for b in _fenced(text, "toml") if "[[repeat]]" not in b]
     (python_text,) = _fenced(text, "python")
     ns: dict[str, Any] = {}
     exec(python_text, ns)
@@ -554,6 +580,18 @@ def test_scenarios_md_example_file_and_python_are_the_same_valid_scenario():
     # every kind of table the page documents appears in the example
     kinds = {f["type"] for f in from_file["flows"]}
     assert kinds == {"cbr", "poisson", "onoff", "tcp"}
+
+
+def test_scenarios_md_repeat_example_expands_as_it_says():
+    text = SCENARIOS_MD.read_text("utf-8")
+    (toml_text,) = [b for b in _fenced(text, "toml") if "[[repeat]]" in b]
+    s = tomllib.loads(_core.canonical(toml_text))
+    names = [n["name"] for n in s["nodes"]]
+    assert len(names) == 202 and names[:6] == ["r1", "r2", "s0", "d0", "s1", "d1"]
+    delays = [x["delay"] for x in s["links"] if x["b"] == "r1"]
+    assert (delays[0], delays[10], delays[99]) == ("1ms", "2ms", "10900us")
+    starts = [f["start"] for f in s["flows"]]
+    assert len(starts) == 100 and len(set(starts)) == 100
 
 
 # ------------------------------------------------------------------------------------------

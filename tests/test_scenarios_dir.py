@@ -19,12 +19,27 @@ def test_scenario_file_runs_at_a_short_horizon(path):
     s = sc.load(path)
     s["simulation"].update(duration="3s", warmup="0s")
     s["simulation"].pop("sample_interval", None)
-    for f in s.get("flows", []):
+    for f in s.get("flows", []) + [f for r in s.get("repeat", []) for f in r.get("flows", [])]:
         f.pop("stop", None)
         if "start" in f:
             f["start"] = "0s"
+    # Two copies of each repeat keep a 10 000-flow example at the cost of the others: the
+    # templates, and what they expand to, are still checked (the full size runs below, slow).
+    for r in s.get("repeat", []):
+        r["count"] = min(r["count"], 2)
     r = aqmlab.run(s)
     assert r.events > 0 and (r.flows["received_pkts"] > 0).all()
+
+
+@pytest.mark.slow
+def test_dumbbell_10000_loads_in_under_a_second_and_every_flow_delivers():
+    # Load + validate + build measured 0.56-0.77 s on the 2-core development machine under
+    # load (BENCHMARKS.md); 1 s is issue 15's target.
+    r = aqmlab.run(ROOT / "scenarios" / "dumbbell_10000.toml")
+    assert len(r.flows) == 10_000 and len(r.queues) == 2 * 20_001
+    t = r.timing
+    assert t["parse_s"] + t["validate_s"] + t["build_s"] < 1.0, t
+    assert (r.flows["received_pkts"] > 0).all()
 
 
 def test_tcp_scenario_reports_tcp_fields_and_traces():

@@ -63,6 +63,19 @@ impl Rng {
         ((self.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// Uniform integer in [0, n), n > 0, exactly: a draw in the last, incomplete block of n
+    /// values below 2^64 (there are 2^64 mod n of them) is redrawn, so no value is favoured.
+    pub fn below(&mut self, n: u64) -> u64 {
+        assert!(n > 0, "below(0) has no value to return");
+        let r = (u64::MAX % n + 1) % n; // 2^64 mod n
+        loop {
+            let x = self.next_u64();
+            if x <= u64::MAX - r {
+                return x % n;
+            }
+        }
+    }
+
     /// True with probability `p` (p outside [0,1] behaves as clamped, callers validate).
     #[inline]
     pub fn bernoulli(&mut self, p: f64) -> bool {
@@ -112,6 +125,26 @@ mod tests {
         let mut r = Rng::for_component(1, 0, "flows/f0/arrivals");
         let got: Vec<u64> = (0..3).map(|_| r.next_u64()).collect();
         insta::assert_debug_snapshot!(got);
+    }
+
+    #[test]
+    fn below_is_in_range_and_uniform_by_chi_square() {
+        // n = 7 cells, 70 000 draws: 10 000 expected per cell. Chi-square with 6 degrees
+        // of freedom exceeds 22.46 with probability 0.001.
+        let mut r = Rng::for_component(5, 0, "below");
+        let mut cells = [0u64; 7];
+        for _ in 0..70_000 {
+            cells[r.below(7) as usize] += 1;
+        }
+        let chi2: f64 = cells
+            .iter()
+            .map(|&c| (c as f64 - 10_000.0).powi(2) / 10_000.0)
+            .sum();
+        assert!(chi2 < 22.46, "chi-square {chi2}, cells {cells:?}");
+        // n = 2^63 + 1 redraws almost half of all values: every result stays below n.
+        let big = (1u64 << 63) + 1;
+        assert!((0..1000).all(|_| r.below(big) < big));
+        assert_eq!(r.below(1), 0);
     }
 
     #[test]

@@ -105,6 +105,26 @@ fn append(extra: &str) -> String {
     format!("{BASE}\n{extra}\n")
 }
 
+/// The base scenario with a `[[repeat]]` of `count` (a TOML value) copies of CBR flow
+/// `x{i}` from h1 to h2 (the flow template's lines `flow` added, or replacing one of the
+/// same key) and `extra` lines in the repeat's own table.
+fn repeat(count: &str, extra: &str, flow: &[(&str, &str)]) -> String {
+    let mut fields = vec![
+        ("name", "\"x{i}\""),
+        ("type", "\"cbr\""),
+        ("src", "\"h1\""),
+        ("dst", "\"h2\""),
+        ("packet_size", "500"),
+        ("rate", "\"100kbps\""),
+    ];
+    fields.retain(|(f, _)| !flow.iter().any(|(k, _)| k == f));
+    fields.extend_from_slice(flow);
+    let template: String = fields.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+    append(&format!(
+        "[[repeat]]\ncount = {count}\n{extra}\n[[repeat.flows]]\n{template}"
+    ))
+}
+
 /// The loss table of links[1] replaced by `loss`.
 fn loss(table: &str) -> String {
     edit(
@@ -681,6 +701,61 @@ fn cases() -> Vec<Case> {
             "nodes[1].switch.input_queue.aqm.type", Some("\"fq_codel\""), "a flow-queue input needs inputs = \"voq\""),
         case("cioq_red with a negative nu", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "cioq_red", nu = -1, min_th = 5, max_th = 15 }"#),
             "links[1].queue.aqm.nu", Some("-1"), "must be a finite number >= 0"),
+        // --- [[repeat]] (errors name the template and, after expansion, the copy) --------
+        case("repeat count zero", repeat("0", "", &[]),
+            "repeat[0].count", Some("0"), "must be an integer from 1 to 1000000"),
+        case("repeat count not an integer", repeat("2.5", "", &[]),
+            "repeat[0].count", Some("2.5"), "must be an integer from 1 to 1000000"),
+        case("repeat count a string", repeat("\"3\"", "", &[]),
+            "repeat[0].count", Some("\"3\""), "must be an integer from 1 to 1000000"),
+        case("repeat count above the bound", repeat("1000001", "", &[]),
+            "repeat[0].count", Some("1000001"), "must be an integer from 1 to 1000000"),
+        case("repeat count missing", append("[[repeat]]\nvar = \"k\""),
+            "repeat[0]", N, "missing field `count`"),
+        case("repeat unknown key", repeat("2", "copies = 2", &[]),
+            "repeat[0].copies", N,
+            "unknown field `copies`, expected one of `count`, `var`, `nodes`, `links`, `flows`"),
+        case("repeat unknown key in a template", repeat("2", "", &[("colour", "\"red\"")]),
+            "repeat[0].flows[0].colour (i = 0)", N, "unknown field `colour`"),
+        case("repeat var not a word", repeat("2", "var = \"i j\"", &[]),
+            "repeat[0].var", Some("\"i j\""), "only ASCII letters, digits and '_'"),
+        case("repeat not an array of tables", edit("schema_version = 1", "schema_version = 1\nrepeat = 3"),
+            "repeat", N, "invalid type: integer `3`, expected a sequence"),
+        case("repeat name without placeholder", repeat("3", "", &[("name", "\"x\"")]),
+            "repeat[0].flows[0].name", Some("\"x\""),
+            "has no \"{i}\": all 3 copies would be named \"x\" (names must be unique)"),
+        case("repeat placeholder of another var", repeat("2", "var = \"k\"", &[]),
+            "repeat[0].flows[0].name", Some("\"x{i}\""), "has no \"{k}\""),
+        case("repeat link joining the same nodes",
+            append("[[repeat]]\ncount = 2\n[[repeat.links]]\nname = \"l{i}\"\na = \"h1\"\n\
+                    b = \"h2\"\nbandwidth = \"1Mbps\"\ndelay = \"1ms\"\nqueue = { limit_pkts = 5 }"),
+            "repeat[0].links[0]", N, "would join the same two nodes"),
+        case("repeat name clashes with a top-level one", repeat("3", "", &[("name", "\"cbr{i}\"")]),
+            "repeat[0].flows[0].name (i = 1)", Some("\"cbr1\""), "duplicate flow name"),
+        case("repeat copy invalid at one index",
+            repeat("4", "", &[("start", "{ from = \"1s\", step = \"400ms\" }")]),
+            "repeat[0].flows[0].start (i = 3)", Some("\"2200ms\""), "must be < simulation.duration"),
+        case("repeat template invalid in every copy", repeat("2", "", &[("packet_size", "0")]),
+            "repeat[0].flows[0].packet_size (i = 1)", Some("0"), "must be in [1, 65535] bytes")
+            .count(2),
+        case("repeat template type error", repeat("2", "", &[("rate", "5")]),
+            "repeat[0].flows[0].rate (i = 0)", N, "a bare number is ambiguous here"),
+        case("repeat generator with a wrong key",
+            repeat("2", "", &[("start", "{ from = \"0ms\", stride = \"1ms\" }")]),
+            "repeat[0].flows[0].start", Some("{ from = \"0ms\", stride = \"1ms\" }"),
+            "a generator is { from = DURATION, step = DURATION }"),
+        case("repeat generator not a duration",
+            repeat("2", "", &[("start", "{ from = \"0ms\", step = 5 }")]),
+            "repeat[0].flows[0].start.step", Some("5"), "must be a duration string"),
+        case("repeat step past the longest duration",
+            repeat("3", "", &[("start", "{ from = \"0s\", step = \"600000s\" }")]),
+            "repeat[0].flows[0].start.step", Some("\"600000s\""), "exceeds the longest duration"),
+        case("repeat uniform empty range",
+            repeat("2", "", &[("start", "{ uniform = [\"5ms\", \"5ms\"] }")]),
+            "repeat[0].flows[0].start.uniform", Some("[\"5ms\", \"5ms\"]"), "with lo < hi"),
+        case("repeat uniform one bound",
+            repeat("2", "", &[("start", "{ uniform = [\"5ms\"] }")]),
+            "repeat[0].flows[0].start.uniform", Some("[\"5ms\"]"), "must be [lo, hi]"),
         // --- versions, syntax and required fields ----------------------------------------
         case("unsupported schema_version", edit("schema_version = 1", "schema_version = 2"),
             "schema_version", Some("2"), "unsupported; this aqmlab reads 1"),
@@ -756,6 +831,13 @@ fn the_base_scenario_loads_and_runs() {
     }
     // The canonical echo loads back to the same scenario.
     assert_eq!(load(&s.to_toml()).expect("echo loads"), s);
+}
+
+#[test]
+fn a_valid_repeat_adds_its_copies_after_the_top_level_entries() {
+    let s = load(&repeat("3", "", &[])).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["cbr1", "poi1", "onoff1", "x0", "x1", "x2"]);
 }
 
 #[test]

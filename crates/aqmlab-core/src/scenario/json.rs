@@ -105,7 +105,7 @@ mod tests {
             .starts_with("JSON syntax error"));
     }
 
-    /// Every example scenario (a profile, DiffServ edges, a switch among them) reads as the
+    /// Every example scenario (a profile, DiffServ edges, a switch, repeats among them) reads as the
     /// same scenario through JSON as through TOML (`parse` tells them apart).
     #[test]
     fn example_scenarios_read_the_same_through_json() {
@@ -115,6 +115,8 @@ mod tests {
             include_str!("../../../../scenarios/diffserv_bio.toml"),
             include_str!("../../../../scenarios/diffserv_urio.toml"),
             include_str!("../../../../scenarios/cioq_switch.toml"),
+            // [[repeat]] crosses as JSON too, uniform draws included.
+            include_str!("../../../../scenarios/dumbbell_10000.toml"),
         ] {
             let doc: toml::Table = text.parse().unwrap();
             let json = serde_json::to_string(&doc).unwrap();

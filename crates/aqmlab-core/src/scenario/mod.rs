@@ -12,6 +12,7 @@
 mod flow;
 mod json;
 mod profile;
+pub mod repeat;
 pub mod switch;
 
 pub use crate::aqm::AqmSpec;
@@ -49,6 +50,12 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// `[[repeat]]` tables are expanded into nodes, links and flows before the document is
+    /// read (`repeat.rs`); what stays is where each expanded entry came from, so that
+    /// messages name the template and the copy. Never written: the canonical form is the
+    /// expanded one.
+    #[serde(default, skip_serializing)]
+    pub repeat: repeat::Origins,
 }
 
 fn default_seed() -> u64 {
@@ -258,9 +265,10 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
 /// A profile's defaults are filled into the document first, then it is read as if the user
 /// had written them: one reading path, the same messages.
 pub fn from_table(mut doc: toml::Table) -> Result<Scenario, ScenarioErrors> {
+    let origins = repeat::expand(&mut doc)?;
     profile::apply(&mut doc);
     let de = toml::Value::Table(doc);
-    serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
+    let mut s = serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
         let outer = e.path().to_string();
         let raw = e.into_inner().message().trim().to_string();
         let (path, value, message) = match raw.strip_prefix(INNER) {
@@ -284,17 +292,19 @@ pub fn from_table(mut doc: toml::Table) -> Result<Scenario, ScenarioErrors> {
                 raw,
             ),
         };
-        ScenarioErrors(vec![ScenarioError {
+        origins.locate(ScenarioErrors(vec![ScenarioError {
             path,
             value,
             message: integer_range_message(&message),
-        }])
-    })
+        }]))
+    })?;
+    s.repeat = origins;
+    Ok(s)
 }
 
 /// serde names Rust types ("invalid value: integer `-1`, expected u32"); a user needs the
 /// allowed range ("integer `-1`: must be an integer from 0 to 4294967295").
-fn integer_range_message(msg: &str) -> String {
+pub(crate) fn integer_range_message(msg: &str) -> String {
     let Some((what, ty)) = msg.rsplit_once(", expected ") else {
         return msg.to_string();
     };
@@ -441,7 +451,7 @@ impl Scenario {
                     sources,
                 })
             }
-            _ => Err(ScenarioErrors(v.p.errors)),
+            _ => Err(self.repeat.locate(ScenarioErrors(v.p.errors))),
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Memory bounds: what a run may hold, and allocation failure as an error, not an abort.
+//! Memory bounds: what a run may hold, and allocation failure as an error, not an abort;
+//! and `prefetch`, a cache hint for the event loop.
 //!
 //! Rust aborts the process when an allocation fails, and from Python that kills the
 //! interpreter with it. The structures that grow with a run (the packet arena) grow with

@@ -5,9 +5,10 @@
 //! 10 000 flows give 20 002 nodes and 20 001 links.
 //!
 //! Run: `cargo run --release -p aqmlab-core --example build_bench -- --flows 10000`
-//! (`--load FILE` times the same phases of a scenario file; `--run FILE` parses, builds and runs a scenario file: TOML or JSON, e.g. from
-//! `benchmarks/scale.py --write-scenario DIR`; it prints the run's time and a results digest).
 //! (`--reps` repetitions, default 3; each phase's best is printed, and the peak RSS).
+//! `--load FILE` times the same phases of a scenario file (TOML or JSON); `--run FILE`
+//! runs one and prints ns per event of `Simulator::run` and a digest of its results (for
+//! perf and callgrind, on e.g. the JSON `benchmarks/scale.py --write-scenario DIR` writes).
 
 use aqmlab_core::scenario::parse;
 use aqmlab_core::sim::Simulator;

@@ -45,6 +45,22 @@ fn grow<T>(v: &mut Vec<T>, what: &str) {
     }
 }
 
+/// Asks the CPU to start loading the cache line of `r` while it works on something else: a
+/// hint, with no effect on results. A large topology's packets, queues and flows live far
+/// apart in memory, and the next event's are usually out of cache (issue 15).
+#[inline(always)]
+pub fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 is a hint: it never faults and changes no architectural state, and
+    // `r` is a valid reference anyway. SSE is part of the x86_64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((r as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,20 +97,4 @@ mod tests {
         }
         assert_eq!(v, (0..1000).collect::<Vec<_>>());
     }
-}
-
-/// Asks the CPU to start loading the cache line of `r` while it works on something else: a
-/// hint, with no effect on results. A large topology's packets, queues and flows live far
-/// apart in memory, and the next event's are usually out of cache (issue 15).
-#[inline(always)]
-pub fn prefetch<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHT0 is a hint: it never faults and changes no architectural state, and
-    // `r` is a valid reference anyway. SSE is part of the x86_64 baseline.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((r as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
 }

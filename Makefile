@@ -34,7 +34,7 @@ run: develop
 test: test-rust test-python
 
 test-rust:
-	cargo test --release -p aqmlab-core
+	cargo test --profile ci -p aqmlab-core
 
 test-python: develop
 	$(BIN)/python -m pytest -q

@@ -3,12 +3,21 @@
 //!
 //! Packets on a wire are most of the pending events (a 10 Gb/s link with 38 ms of delay
 //! carries ~47 000 of them), and a channel's arrivals come in the order they were
-//! scheduled: it serialises one packet after another and adds a constant delay. So each
+//! scheduled: it serialises one packet after another and adds a constant delay. So a busy
 //! channel keeps its pending `Arrive` events in a FIFO *lane*, and only the lane's first
 //! event is in the heap, with the sequence number it was given when scheduled. The heap
-//! shrinks to the timers, sources and busy lanes, and the order of events is exactly the
-//! one a heap of every event gives: a lane's events are in (time, sequence) order, so its
-//! first is the earliest of them, and popping it exposes the next with its own key.
+//! shrinks to the timers, sources, quiet channels' arrivals and busy lanes, and the order
+//! of events is exactly the one a heap of every event gives: a lane's events are in (time,
+//! sequence) order, so its first is the earliest of them, and popping it exposes the next
+//! with its own key.
+//!
+//! Which arrivals take a lane changes speed, never order (any mix is exact: an arrival
+//! outside the lane is an ordinary heap entry). A lane costs cache lines of its own (its
+//! header and its buffer), which pays where packets follow each other on the wire and not
+//! on a quiet wire, such as each host's access link among thousands, whose packets would
+//! reach a lane of one. So an arrival takes its channel's lane when the channel sends back
+//! to back (packets still wait in its queue) or the lane already holds some; a bit per
+//! channel, which stays in cache, says which lanes do.
 //!
 //! Events are small `Copy` values that name what happens by index; packets never travel in
 //! the heap by value. Timers are cancellable by generation: a cancelled or re-armed timer
@@ -55,13 +64,17 @@ pub const NO_PACKET: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: Time,
-    seq: u64,
+    /// The sequence number, shifted left one bit; the low bit is set for an arrival in its
+    /// channel's lane. Sequence numbers are unique, so the bit never decides an order.
+    key: u64,
     event: Event,
 }
 
+const LANED: u64 = 1;
+
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.time == o.time && self.key == o.key
     }
 }
 impl Eq for Entry {}
@@ -74,7 +87,7 @@ impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        (o.time, o.key).cmp(&(self.time, self.key))
     }
 }
 
@@ -82,17 +95,10 @@ impl Ord for Entry {
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     seq: u64,
-    /// Per channel, its pending `Arrive` events in order; the first is also in the heap.
+    /// By channel: its laned arrivals in order; the first is also in the heap.
     lanes: Vec<VecDeque<Entry>>,
-}
-
-/// The lane an event travels in: a channel's arrivals (see the module comment).
-#[inline]
-fn lane_of(event: &Event) -> Option<usize> {
-    match *event {
-        Event::Arrive { channel, .. } => Some(channel as usize),
-        _ => None,
-    }
+    /// Bit c: channel c's lane is not empty.
+    in_lane: Vec<u64>,
 }
 
 impl EventQueue {
@@ -100,32 +106,72 @@ impl EventQueue {
         Self::default()
     }
 
-    /// Schedules `event` at `time`. A channel's `Arrive` events must be scheduled in
-    /// nondecreasing time (the simulator's wires are FIFO with a constant delay).
     #[inline]
-    pub fn schedule(&mut self, time: Time, event: Event) {
+    fn next_key(&mut self) -> u64 {
         let seq = self.seq;
         self.seq += 1;
-        let e = Entry { time, seq, event };
-        if let Some(c) = lane_of(&event) {
-            if c >= self.lanes.len() {
-                self.lanes.resize_with(c + 1, VecDeque::new);
-            }
-            let lane = &mut self.lanes[c];
-            debug_assert!(lane.back().is_none_or(|b| b.time <= time));
-            lane.push_back(e);
-            if lane.len() > 1 {
-                return;
-            }
+        seq << 1
+    }
+
+    /// Schedules `event` at `time`.
+    #[inline]
+    pub fn schedule(&mut self, time: Time, event: Event) {
+        let key = self.next_key();
+        self.heap.push(Entry { time, key, event });
+    }
+
+    /// Schedules the arrival of `packet` at `node` over `channel`. A channel's arrivals
+    /// must be scheduled in nondecreasing time (the simulator's wires are FIFO with a
+    /// constant delay). `back_to_back`: the channel has more packets to send right after
+    /// this one (see the module comment).
+    #[inline]
+    pub fn schedule_arrival(
+        &mut self,
+        time: Time,
+        node: u32,
+        channel: u32,
+        packet: u32,
+        back_to_back: bool,
+    ) {
+        let key = self.next_key();
+        let event = Event::Arrive {
+            node,
+            channel,
+            packet,
+        };
+        let (c, word, bit) = (channel as usize, channel as usize / 64, 1 << (channel % 64));
+        let queued = self.in_lane.get(word).is_some_and(|w| w & bit != 0);
+        if !(back_to_back || queued) {
+            self.heap.push(Entry { time, key, event });
+            return;
         }
-        self.heap.push(e);
+        let e = Entry {
+            time,
+            key: key | LANED,
+            event,
+        };
+        if c >= self.lanes.len() {
+            self.lanes.resize_with(c + 1, VecDeque::new);
+            self.in_lane.resize(c / 64 + 1, 0);
+        }
+        let lane = &mut self.lanes[c];
+        debug_assert!(lane.back().is_none_or(|b| b.time <= time));
+        lane.push_back(e);
+        if !queued {
+            self.in_lane[word] |= bit;
+            self.heap.push(e);
+        }
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         let mut top = self.heap.peek_mut()?;
         let e = *top;
-        if let Some(c) = lane_of(&e.event) {
+        if e.key & LANED != 0 {
+            let Event::Arrive { channel, .. } = e.event else {
+                unreachable!("only arrivals take a lane")
+            };
+            let c = channel as usize;
             let lane = &mut self.lanes[c];
             lane.pop_front();
             if let Some(&next) = lane.front() {
@@ -133,6 +179,7 @@ impl EventQueue {
                 *top = next;
                 return Some((e.time, e.event));
             }
+            self.in_lane[c / 64] &= !(1 << (c % 64));
         }
         PeekMut::pop(top);
         Some((e.time, e.event))
@@ -147,9 +194,7 @@ impl EventQueue {
     /// Puts back an event just popped, for the census at the end of a run only: the lanes
     /// are not kept in order afterwards.
     pub fn put_back(&mut self, time: Time, event: Event) {
-        let seq = self.seq;
-        self.seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        self.schedule(time, event);
     }
 
     /// Counts pending events matching `f` (for end-of-run census; O(n)).
@@ -276,18 +321,19 @@ mod tests {
 
     proptest::proptest! {
         /// Lanes change where a channel's arrivals wait, not when they run: scheduled and
-        /// popped in any interleaving, the queue gives the order of one heap of every event
-        /// by (time, seq), the oracle. Arrivals per channel are scheduled in nondecreasing
-        /// time and never before the last pop, as the simulator schedules them.
+        /// popped in any interleaving, each arrival in its lane or not (`back_to_back` drawn
+        /// at random), the queue gives the order of one heap of every event by (time, seq),
+        /// the oracle. Arrivals per channel are scheduled in nondecreasing time and never
+        /// before the last pop, as the simulator schedules them.
         #[test]
         fn lanes_pop_in_the_order_of_one_heap(
-            ops in proptest::collection::vec((0u8..6, 0u64..50), 1..600)
+            ops in proptest::collection::vec((0u8..6, 0u64..50, proptest::bool::ANY), 1..600)
         ) {
             let mut q = EventQueue::new();
             let mut oracle = BinaryHeap::new();
             let (mut seq, mut now) = (0u64, 0);
             let mut last = [0; 3];
-            for (kind, dt) in ops {
+            for (kind, dt, back_to_back) in ops {
                 let (time, event) = match kind {
                     0..=2 => {
                         let c = kind as usize;
@@ -305,8 +351,13 @@ mod tests {
                         continue;
                     }
                 };
-                q.schedule(time, event);
-                oracle.push(Entry { time, seq, event });
+                match event {
+                    Event::Arrive { node, channel, packet } => {
+                        q.schedule_arrival(time, node, channel, packet, back_to_back)
+                    }
+                    _ => q.schedule(time, event),
+                }
+                oracle.push(Entry { time, key: seq << 1, event });
                 seq += 1;
                 proptest::prop_assert_eq!(q.len(), oracle.len());
             }

@@ -710,14 +710,8 @@ impl<'a> Simulator<'a> {
             c.window_losses += u64::from(in_window);
             self.packets.free(pkt);
         } else {
-            self.events.schedule(
-                ch.busy_until + ch.delay,
-                Event::Arrive {
-                    node: ch.to,
-                    channel: c as u32,
-                    packet: pkt,
-                },
-            );
+            self.events
+                .schedule_arrival(ch.busy_until + ch.delay, ch.to, c as u32, pkt, more);
         }
         if more {
             let ch = &mut self.channels[c];

@@ -10,6 +10,8 @@
 //! runs one and prints ns per event of `Simulator::run` and a digest of its results (for
 //! perf and callgrind, on e.g. the JSON `benchmarks/scale.py --write-scenario DIR` writes).
 
+#[path = "alloc.rs"]
+mod alloc;
 use aqmlab_core::scenario::parse;
 use aqmlab_core::sim::Simulator;
 use std::fmt::Write;
@@ -106,6 +108,7 @@ fn run_file(path: &str) {
 }
 
 fn main() {
+    alloc::setup();
     let args: Vec<String> = std::env::args().collect();
     let flows = arg(&args, "--flows", 10_000);
     let reps = arg(&args, "--reps", 3).max(1);

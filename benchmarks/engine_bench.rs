@@ -6,6 +6,8 @@
 //! Wall time is measured around `Simulator::run` only (scenario build excluded), best of
 //! `--reps` runs (default 5) to shed scheduler noise on a shared 2-core machine.
 
+#[path = "alloc.rs"]
+mod alloc;
 use aqmlab_core::scenario::load;
 use aqmlab_core::sim::Simulator;
 use std::time::Instant;
@@ -114,6 +116,7 @@ fn measure(label: &str, text: &str, reps: usize) {
 }
 
 fn main() {
+    alloc::setup();
     let args: Vec<String> = std::env::args().collect();
     let reps = args
         .iter()

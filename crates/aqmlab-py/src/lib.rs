@@ -16,6 +16,24 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The allocator of the engine's every allocation when run from Python: mimalloc keeps the
+/// small objects of one size together (queues' buffers, flows' TCP state, histogram blocks),
+/// which at 10 000 flows cut the CPU time of a run by ~15% against the system's malloc
+/// (BENCHMARKS.md, 2026-11-26). The benchmarks link it too (benchmarks/alloc.rs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// mimalloc's `purge_delay` option (`mi_option_purge_delay` in mimalloc.h, v3).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// By default mimalloc keeps freed memory for a second before returning it: a large run
+/// frees its parsed document and then allocates its state, and both were counted in its peak
+/// RSS (+80-160 MB at 10 000 flows). Returning it at once keeps the peak at glibc's.
+fn setup_allocator() {
+    // SAFETY: sets a process-wide integer option, which mimalloc reads on every purge.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+}
+
 pyo3::create_exception!(
     aqmlab._core,
     ScenarioError,
@@ -316,6 +334,7 @@ fn array<'py, T, const N: usize>(
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    setup_allocator();
     let py = m.py();
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("ConservationError", py.get_type::<ConservationError>())?;

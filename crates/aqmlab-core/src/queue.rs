@@ -38,7 +38,9 @@ use crate::record::{LogHistogram, TimeWeighted};
 use crate::rng::Rng;
 use crate::table::Table;
 use crate::units::{Time, NS_PER_SEC};
-use std::collections::VecDeque;
+use fifo::Fifo;
+
+mod fifo;
 
 pub use crate::aqm::Limit;
 
@@ -157,7 +159,7 @@ impl QueueCounters {
 
 pub struct OutputQueue {
     /// The waiting packets of a FIFO port.
-    fifo: VecDeque<u32>,
+    fifo: Fifo,
     /// The sub-queues and scheduler of a flow-queue port (then `fifo` stays empty). Two
     /// fields rather than an enum: the FIFO path tests one pointer and touches its deque
     /// directly.
@@ -224,7 +226,7 @@ impl OutputQueue {
         rng: Rng,
     ) -> Self {
         OutputQueue {
-            fifo: VecDeque::new(),
+            fifo: Fifo::default(),
             flows,
             evicted: Vec::new(),
             v: QueueView::new(0, 0, limit, link_bps),
@@ -367,7 +369,7 @@ impl OutputQueue {
 
     /// The packet at the head of a FIFO buffer (None for a flow-queue buffer).
     pub fn head(&self) -> Option<u32> {
-        self.fifo.front().copied()
+        self.fifo.front()
     }
 
     #[inline(always)]
@@ -622,10 +624,10 @@ impl OutputQueue {
     }
 
     /// Packet indices still waiting (for conservation checks).
-    pub fn waiting(&self) -> Box<dyn Iterator<Item = &u32> + '_> {
+    pub fn waiting(&self) -> Box<dyn Iterator<Item = u32> + '_> {
         match &self.flows {
             None => Box::new(self.fifo.iter()),
-            Some(f) => Box::new(f.waiting()),
+            Some(f) => Box::new(f.waiting().copied()),
         }
     }
 

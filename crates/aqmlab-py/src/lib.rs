@@ -101,6 +101,8 @@ struct Timing {
     build: f64,
     /// `Simulator::run`: the event loop and the end-of-run summaries.
     run: f64,
+    /// `Scenario::to_toml`: the canonical scenario returned with the results.
+    canonical: f64,
     /// `RunResults::tables`, then their conversion to Python objects.
     tables: f64,
     convert: f64,
@@ -123,14 +125,17 @@ fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
         sim = sim.with_progress(cell);
     }
     let (r, run) = timed(|| sim.run());
+    let r = r?;
+    let (canon, canonical) = timed(|| s.to_toml());
     let timing = Timing {
         parse,
         validate,
         build,
         run,
+        canonical,
         ..Timing::default()
     };
-    Ok((s.to_toml(), s.simulation.warmup.0, r?, timing))
+    Ok((canon, s.simulation.warmup.0, r, timing))
 }
 
 /// Runs a scenario given as TOML text; returns a dict: `tables` (every result table, see
@@ -233,6 +238,7 @@ fn to_python<'py>(
         ("validate_s", timing.validate),
         ("build_s", timing.build),
         ("run_s", timing.run),
+        ("canonical_s", timing.canonical),
         ("tables_s", timing.tables),
         ("convert_s", timing.convert),
     ] {

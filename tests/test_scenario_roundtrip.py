@@ -112,3 +112,9 @@ def test_dicts_cross_as_json_and_read_as_their_toml():
     assert not engine_text(nan).lstrip().startswith("{")
     with pytest.raises(aqmlab.ScenarioError, match=r"flows\[0\]\.rate"):
         aqmlab.validate(nan)
+    # A dict that contains itself: the encoder keeps no record of its containers, and the
+    # cycle still ends in RecursionError (as when the encoder named it), not in text.
+    cyclic = sc.example()
+    cyclic["simulation"]["self"] = cyclic
+    with pytest.raises(RecursionError):
+        engine_text(cyclic)

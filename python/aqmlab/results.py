@@ -89,7 +89,8 @@ class Results:
             the end of the run, ...), by name.
         timing: wall seconds of the run's phases in the engine's binding (``parse_s``,
             ``validate_s``, ``build_s``, ``run_s`` = the event loop and end-of-run
-            summaries, ``tables_s``, ``convert_s`` = the tables into Python objects); not
+            summaries, ``canonical_s`` = the canonical scenario text, ``tables_s``,
+            ``convert_s`` = the tables into Python objects); not
             part of ``summary()``, which stays identical for identical runs.
     """
 

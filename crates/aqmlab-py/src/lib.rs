@@ -119,6 +119,8 @@ struct Timing {
     build: f64,
     /// `Simulator::run`: the event loop and the end-of-run summaries.
     run: f64,
+    /// `Scenario::to_toml`: the canonical scenario returned with the results.
+    canonical: f64,
     /// `RunResults::tables`, then their conversion to Python objects.
     tables: f64,
     convert: f64,
@@ -141,14 +143,17 @@ fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
         sim = sim.with_progress(cell);
     }
     let (r, run) = timed(|| sim.run());
+    let r = r?;
+    let (canon, canonical) = timed(|| s.to_toml());
     let timing = Timing {
         parse,
         validate,
         build,
         run,
+        canonical,
         ..Timing::default()
     };
-    Ok((s.to_toml(), s.simulation.warmup.0, r?, timing))
+    Ok((canon, s.simulation.warmup.0, r, timing))
 }
 
 /// Runs a scenario given as TOML text; returns a dict: `tables` (every result table, see
@@ -251,6 +256,7 @@ fn to_python<'py>(
         ("validate_s", timing.validate),
         ("build_s", timing.build),
         ("run_s", timing.run),
+        ("canonical_s", timing.canonical),
         ("tables_s", timing.tables),
         ("convert_s", timing.convert),
     ] {
@@ -264,72 +270,105 @@ fn to_python<'py>(
 /// the engine's order. Numbers and booleans become numpy arrays (one copy of the bytes),
 /// strings and optional floats lists. Nothing here knows a table or a column by name.
 fn tables_to_python<'py>(py: Python<'py>, tables: Vec<Table>) -> PyResult<Bound<'py, PyDict>> {
-    let numpy = py.import("numpy")?;
+    let conv = Converter::new(py)?;
     let out = PyDict::new(py);
     for t in tables {
         let cols = PyDict::new(py);
         for (name, c) in t.columns {
-            cols.set_item(name, column_to_python(py, &numpy, c)?)?;
+            cols.set_item(name, conv.column(c)?)?;
         }
         out.set_item(&t.name, cols)?;
     }
     Ok(out)
 }
 
-fn column_to_python<'py>(
+/// What every column's conversion needs, looked up once per run rather than per column
+/// (a 100-flow run has ~80 columns of a few hundred rows each). A cache sharing one Python
+/// string per distinct name across tables was tried and cost more than it saved: probing
+/// and then freeing a map of ~2 500 fresh entries outweighs creating the strings.
+struct Converter<'py> {
     py: Python<'py>,
-    numpy: &Bound<'py, PyModule>,
-    c: Column,
-) -> PyResult<Bound<'py, PyAny>> {
-    let frombuffer = &numpy.getattr("frombuffer")?;
-    match c {
-        Column::F64(v) => array(py, frombuffer, &v, "float64", |x| x.to_ne_bytes()),
-        Column::I64(v) => array(py, frombuffer, &v, "int64", |x| x.to_ne_bytes()),
-        // As pandas types a list of Python ints: int64 while every value fits.
-        Column::U64(v) if v.iter().all(|&x| i64::try_from(x).is_ok()) => {
-            array(py, frombuffer, &v, "int64", |x| x.to_ne_bytes())
-        }
-        Column::U64(v) => array(py, frombuffer, &v, "uint64", |x| x.to_ne_bytes()),
-        Column::Bool(v) => array(py, frombuffer, &v, "bool", |x| [u8::from(*x)]),
-        Column::OptF64(v) => Ok(PyList::new(py, v)?.into_any()),
-        // The distinct strings once, as an object array, taken by the codes in numpy:
-        // no Python object per row, and the same object column a list of the strings
-        // would give.
-        Column::Dict { codes, values } => {
-            let values = numpy.call_method1("array", (PyList::new(py, values)?, "object"))?;
-            let codes = array(py, frombuffer, &codes, "uint32", |x| x.to_ne_bytes())?;
-            values.call_method1("take", (codes,))
-        }
-        Column::Str(v) => {
-            // Long tables repeat a name on every row of its entity: one object per run.
-            let mut items: Vec<Bound<'py, PyString>> = Vec::with_capacity(v.len());
-            for (i, x) in v.iter().enumerate() {
-                let item = match items.last() {
-                    Some(prev) if v[i - 1] == *x => prev.clone(),
-                    _ => PyString::new(py, x),
-                };
-                items.push(item);
-            }
-            Ok(PyList::new(py, items)?.into_any())
-        }
-    }
+    numpy: Bound<'py, PyModule>,
+    frombuffer: Bound<'py, PyAny>,
+    /// `numpy.dtype` objects, which `frombuffer` would otherwise parse from a name per call.
+    f64: Bound<'py, PyAny>,
+    i64: Bound<'py, PyAny>,
+    u64: Bound<'py, PyAny>,
+    u32: Bound<'py, PyAny>,
+    bool: Bound<'py, PyAny>,
+    object: Bound<'py, PyAny>,
 }
 
-/// A numpy array of `v`: its values' native bytes in a bytearray, viewed as `dtype`.
-fn array<'py, T, const N: usize>(
-    py: Python<'py>,
-    frombuffer: &Bound<'py, PyAny>,
-    v: &[T],
-    dtype: &str,
-    bytes: impl Fn(&T) -> [u8; N],
-) -> PyResult<Bound<'py, PyAny>> {
-    let buf = PyByteArray::new_with(py, v.len() * N, |b| {
-        for (dst, x) in b.chunks_exact_mut(N).zip(v) {
-            dst.copy_from_slice(&bytes(x));
+impl<'py> Converter<'py> {
+    fn new(py: Python<'py>) -> PyResult<Self> {
+        let numpy = py.import("numpy")?;
+        let dtype = numpy.getattr("dtype")?;
+        let d = |name: &str| dtype.call1((name,));
+        Ok(Converter {
+            py,
+            frombuffer: numpy.getattr("frombuffer")?,
+            f64: d("float64")?,
+            i64: d("int64")?,
+            u64: d("uint64")?,
+            u32: d("uint32")?,
+            bool: d("bool")?,
+            object: d("object")?,
+            numpy,
+        })
+    }
+
+    fn column(&self, c: Column) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        match c {
+            Column::F64(v) => self.array(&v, &self.f64, |x| x.to_ne_bytes()),
+            Column::I64(v) => self.array(&v, &self.i64, |x| x.to_ne_bytes()),
+            // As pandas types a list of Python ints: int64 while every value fits.
+            Column::U64(v) if v.iter().all(|&x| i64::try_from(x).is_ok()) => {
+                self.array(&v, &self.i64, |x| x.to_ne_bytes())
+            }
+            Column::U64(v) => self.array(&v, &self.u64, |x| x.to_ne_bytes()),
+            Column::Bool(v) => self.array(&v, &self.bool, |x| [u8::from(*x)]),
+            Column::OptF64(v) => Ok(PyList::new(py, v)?.into_any()),
+            // The distinct strings once, as an object array, taken by the codes in numpy:
+            // no Python object per row, and the same object column a list of the strings
+            // would give.
+            Column::Dict { codes, values } => {
+                let values = self
+                    .numpy
+                    .call_method1("array", (PyList::new(py, values)?, &self.object))?;
+                let codes = self.array(&codes, &self.u32, |x| x.to_ne_bytes())?;
+                values.call_method1("take", (codes,))
+            }
+            Column::Str(v) => {
+                // Long tables repeat a name on every row of its entity: no lookup within a run.
+                let mut items: Vec<Bound<'py, PyString>> = Vec::with_capacity(v.len());
+                for (i, x) in v.iter().enumerate() {
+                    let item = match items.last() {
+                        Some(prev) if v[i - 1] == *x => prev.clone(),
+                        _ => PyString::new(py, x),
+                    };
+                    items.push(item);
+                }
+                Ok(PyList::new(py, items)?.into_any())
+            }
         }
-        Ok(())
-    })?;
-    frombuffer.call1((buf, dtype))
+    }
+
+    /// A numpy array of `v`: its values' native bytes in a bytearray, viewed as `dtype`.
+    fn array<T, const N: usize>(
+        &self,
+        v: &[T],
+        dtype: &Bound<'py, PyAny>,
+        bytes: impl Fn(&T) -> [u8; N],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let buf = PyByteArray::new_with(self.py, v.len() * N, |b| {
+            for (dst, x) in b.chunks_exact_mut(N).zip(v) {
+                dst.copy_from_slice(&bytes(x));
+            }
+            Ok(())
+        })?;
+        self.frombuffer.call1((buf, dtype))
+    }
 }
 
 #[pymodule]

@@ -54,6 +54,29 @@ impl fmt::Display for ScenarioErrors {
 
 impl std::error::Error for ScenarioErrors {}
 
+/// serde names Rust types ("invalid value: integer `-1`, expected u32"); a user needs the
+/// allowed range ("integer `-1`: must be an integer from 0 to 4294967295").
+pub(crate) fn integer_range_message(msg: &str) -> String {
+    let Some((what, ty)) = msg.rsplit_once(", expected ") else {
+        return msg.to_string();
+    };
+    let range = match ty {
+        "u8" => "from 0 to 255",
+        "u16" => "from 0 to 65535",
+        "u32" => "from 0 to 4294967295",
+        // TOML integers are 64-bit signed: the largest a file can hold.
+        "u64" | "usize" => "from 0 to 9223372036854775807",
+        "i32" => "from -2147483648 to 2147483647",
+        "i64" => "from -9223372036854775808 to 9223372036854775807",
+        _ => return msg.to_string(),
+    };
+    let found = what
+        .strip_prefix("invalid value: ")
+        .or_else(|| what.strip_prefix("invalid type: "))
+        .unwrap_or(what);
+    format!("{found}: must be an integer {range}")
+}
+
 /// The largest IP packet, bytes.
 pub const MAX_PACKET: u64 = 65_535;
 /// Longest accepted time: far below where sums of event times overflow u64 nanoseconds.
@@ -62,6 +85,32 @@ pub const MAX_TIME: Time = 1_000_000 * crate::units::NS_PER_SEC;
 /// to 0 and time stops; one above MAX_TIME could overflow the clock.
 pub const MAX_PPS: f64 = 1e9;
 pub const MIN_PPS: f64 = 1e-6;
+
+/// `{0}[{1}]`, an entry of a list: a path written out only if a problem is reported there.
+#[derive(Clone, Copy)]
+pub struct Item(pub &'static str, pub usize);
+
+impl fmt::Display for Item {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}[{}]", self.0, self.1)
+    }
+}
+
+/// `{0}.{1}`, a field under a path: written out only if a problem is reported there.
+pub struct Field<'a, P: ?Sized>(pub &'a P, pub &'a str);
+
+impl<P: ?Sized> Clone for Field<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P: ?Sized> Copy for Field<'_, P> {}
+
+impl<P: fmt::Display + ?Sized> fmt::Display for Field<'_, P> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}.{}", self.0, self.1)
+    }
+}
 
 /// The problems found so far, in the order found.
 #[derive(Default, Debug)]
@@ -99,10 +148,10 @@ impl Problems {
         }
     }
 
-    pub fn time_at_most(&mut self, path: String, d: Duration) {
+    pub fn time_at_most(&mut self, path: impl fmt::Display, d: Duration) {
         if d.0 > MAX_TIME {
             self.err(
-                path,
+                path.to_string(),
                 format!("\"{}\"", crate::units::format_time(d.0)),
                 format!(
                     "must be <= \"{}\" (about 11.6 days; keeps event times far from overflow)",

@@ -22,10 +22,11 @@ fn splitmix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn fnv1a64(bytes: &[u8]) -> u64 {
+/// FNV-1a of the concatenation of `parts`.
+fn fnv1a64(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= *b as u64;
+    for b in parts.iter().flat_map(|p| p.bytes()) {
+        h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01B3);
     }
     h
@@ -34,9 +35,15 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 impl Rng {
     /// The stream of component `path` in replication `run` of `seed`.
     pub fn for_component(seed: u64, run: u64, path: &str) -> Self {
+        Self::for_path_of(seed, run, &[path])
+    }
+
+    /// `for_component` of the concatenation of `parts`, without building it (a large
+    /// scenario has two streams per link direction).
+    pub fn for_path_of(seed: u64, run: u64, parts: &[&str]) -> Self {
         let k_seed = splitmix64(seed);
         let k_run = splitmix64(run ^ 0x5851_F42D_4C95_7F2D);
-        let k_path = fnv1a64(path.as_bytes());
+        let k_path = fnv1a64(parts);
         let s_hi = splitmix64(k_seed ^ k_path);
         let s_lo = splitmix64(k_run ^ k_path.rotate_left(32));
         let t_hi = splitmix64(k_path ^ k_run.rotate_left(17));
@@ -99,6 +106,19 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_in_parts_is_the_path_joined() {
+        for parts in [
+            &["links/", "a", "-", "b", "/", "ab", "/aqm"][..],
+            &["flows/x"],
+            &[],
+        ] {
+            let mut joined = Rng::for_component(3, 2, &parts.concat());
+            let mut split = Rng::for_path_of(3, 2, parts);
+            assert_eq!(joined.next_u64(), split.next_u64());
+        }
+    }
 
     #[test]
     fn same_inputs_give_the_same_stream() {

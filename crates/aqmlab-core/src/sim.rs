@@ -301,7 +301,12 @@ impl<'a> Simulator<'a> {
         for (i, l) in s.links.iter().enumerate() {
             let (a, b) = c.link_ends[i];
             let (limit_ab, limit_ba) = c.limits[i];
-            let lname = link_name(s, i);
+            // The streams are those of "links/<label>/<dir>/aqm" and ".../loss", the label
+            // being `link_name`'s.
+            let label: [&str; 3] = match &l.name {
+                Some(n) => [n, "", ""],
+                None => [&l.a, "-", &l.b],
+            };
             for (from, to, dir, q, limit) in [
                 (a, b, "ab", &l.queue, limit_ab),
                 (
@@ -312,15 +317,11 @@ impl<'a> Simulator<'a> {
                     limit_ba,
                 ),
             ] {
-                let base = format!("links/{lname}/{dir}");
+                let [l0, l1, l2] = label;
+                let stream =
+                    |what| Rng::for_path_of(seed, run, &["links/", l0, l1, l2, "/", dir, what]);
                 let queue = QueueId(queues.len() as u32);
-                queues.push(build_queue(
-                    q,
-                    limit,
-                    l.bandwidth.0,
-                    &names,
-                    Rng::for_component(seed, run, &format!("{base}/aqm")),
-                ));
+                queues.push(build_queue(q, limit, l.bandwidth.0, &names, stream("/aqm")));
                 drains.push(channels.len() as u32);
                 channels.push(Channel {
                     link: i as u32,
@@ -328,10 +329,7 @@ impl<'a> Simulator<'a> {
                     to,
                     bps: l.bandwidth.0,
                     delay: l.delay.0,
-                    loss: Loss::new(
-                        l.loss.as_ref(),
-                        Rng::for_component(seed, run, &format!("{base}/loss")),
-                    ),
+                    loss: Loss::new(l.loss.as_ref(), stream("/loss")),
                     queue,
                     busy_until: 0,
                     txend_pending: false,
@@ -728,10 +726,15 @@ pub fn link_name(s: &Scenario, i: usize) -> String {
 }
 
 fn queue_name(s: &Scenario, ch: &Channel) -> String {
-    format!(
-        "{}->{}",
-        s.nodes[ch.from as usize].name, s.nodes[ch.to as usize].name
-    )
+    let (from, to) = (
+        &s.nodes[ch.from as usize].name,
+        &s.nodes[ch.to as usize].name,
+    );
+    let mut name = String::with_capacity(from.len() + 2 + to.len());
+    name.push_str(from);
+    name.push_str("->");
+    name.push_str(to);
+    name
 }
 
 /// Validates and runs a scenario.

@@ -62,14 +62,16 @@ fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str, base: &str) -> Res
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
         .unwrap_or(t.len());
     let (num, unit) = (&t[..split], t[split..].trim());
-    let allowed: Vec<&str> = units.iter().map(|u| u.0).collect();
-    let expect = format!(
-        "expected a {what} like \"{}\" (a non-negative decimal number followed by one of {})",
-        example(what),
-        allowed.join(", ")
-    );
+    let expect = || {
+        let allowed: Vec<&str> = units.iter().map(|u| u.0).collect();
+        format!(
+            "expected a {what} like \"{}\" (a non-negative decimal number followed by one of {})",
+            example(what),
+            allowed.join(", ")
+        )
+    };
     if num.is_empty() || unit.is_empty() {
-        return Err(format!("invalid {what} \"{s}\": {expect}"));
+        return Err(format!("invalid {what} \"{s}\": {}", expect()));
     }
     if num.starts_with('-') {
         return Err(format!("invalid {what} \"{s}\": must not be negative"));
@@ -79,7 +81,12 @@ fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str, base: &str) -> Res
         .iter()
         .find(|u| u.0 == unit)
         .map(|u| u.1)
-        .ok_or_else(|| format!("invalid {what} \"{s}\": unknown unit \"{unit}\"; {expect}"))?;
+        .ok_or_else(|| {
+            format!(
+                "invalid {what} \"{s}\": unknown unit \"{unit}\"; {}",
+                expect()
+            )
+        })?;
     let (int_part, frac_part) = match num.split_once('.') {
         Some((i, f)) => (i, f),
         None => (num, ""),
@@ -89,7 +96,7 @@ fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str, base: &str) -> Res
         || !digits_ok(int_part)
         || !digits_ok(frac_part)
     {
-        return Err(format!("invalid {what} \"{s}\": {expect}"));
+        return Err(format!("invalid {what} \"{s}\": {}", expect()));
     }
     let overflow = || format!("invalid {what} \"{s}\": too large");
     // value = (int_part.frac_part) * factor, computed exactly as a fraction over 10^len(frac):
@@ -130,7 +137,21 @@ fn format_quantity(v: u64, units: &[(&str, u64)]) -> String {
             best = *u;
         }
     }
-    format!("{}{}", v / best.1, best.0)
+    // Digits by hand: the canonical echo of a large scenario formats thousands of these.
+    let mut digits = [0u8; 20];
+    let (mut n, mut at) = (v / best.1, digits.len());
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(digits.len() - at + best.0.len());
+    s.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+    s.push_str(best.0);
+    s
 }
 
 pub fn parse_time(s: &str) -> Result<Time, String> {
@@ -285,6 +306,9 @@ mod tests {
         assert_eq!(format_rate(10_000_000), "10Mbps");
         assert_eq!(format_bytes(1500), "1500B");
         assert_eq!(format_bytes(64_000), "64KB");
+        // The extremes of the digits written by hand.
+        assert_eq!(format_time(0), "0ns");
+        assert_eq!(format_bytes(u64::MAX), "18446744073709551615B");
     }
 
     #[test]

@@ -17,14 +17,18 @@ pub mod switch;
 
 pub use crate::aqm::AqmSpec;
 use crate::aqm::{Limit, QueueCtx};
-use crate::check::{inner, tagged_table, Problems, INNER, MAX_PACKET, MAX_TIME};
+pub(crate) use crate::check::integer_range_message;
+use crate::check::{inner, tagged_table, Field, Item, Problems, INNER, MAX_PACKET, MAX_TIME};
 use crate::units::{Bytes, Duration, Rate, Time};
 pub use flow::{
     tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, OpenLoop, PeriodDist, RecoverySpec,
     SizeDist, TcpVariant,
 };
 use serde::{Deserialize, Deserializer, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::{self, Write};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -248,17 +252,36 @@ impl<'de> Deserialize<'de> for LossSpec {
 /// object (how Python passes the dicts it builds, `json.rs`). A TOML document cannot start
 /// with `{`, a JSON object must.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
-    if text.trim_start().starts_with('{') {
-        return from_table(json::document(text)?);
+    // Most documents read without error, and for them keeping the path to every key (what
+    // `from_table` does for its messages) is a fifth of the cost of a large scenario: read
+    // first without it, and if that fails, again with it, from the text.
+    if let Some(s) = untracked(document(text)?) {
+        return Ok(s);
     }
-    let doc = text.parse::<toml::Table>().map_err(|e| {
+    from_table(document(text)?)
+}
+
+/// The document of TOML text or of a JSON object.
+fn document(text: &str) -> Result<toml::Table, ScenarioErrors> {
+    if text.trim_start().starts_with('{') {
+        return json::document(text);
+    }
+    text.parse::<toml::Table>().map_err(|e| {
         ScenarioErrors(vec![ScenarioError {
             path: String::new(),
             value: String::new(),
             message: format!("TOML syntax error: {}", e.to_string().trim()),
         }])
-    })?;
-    from_table(doc)
+    })
+}
+
+/// What `from_table` reads from `doc` if it reads without error.
+fn untracked(mut doc: toml::Table) -> Option<Scenario> {
+    let origins = repeat::expand(&mut doc).ok()?;
+    profile::apply(&mut doc);
+    let mut s = Scenario::deserialize(toml::Value::Table(doc)).ok()?;
+    s.repeat = origins;
+    Some(s)
 }
 
 /// Reads a parsed document (TOML text, or JSON from Python, `json::table`) into a scenario.
@@ -300,29 +323,6 @@ pub fn from_table(mut doc: toml::Table) -> Result<Scenario, ScenarioErrors> {
     })?;
     s.repeat = origins;
     Ok(s)
-}
-
-/// serde names Rust types ("invalid value: integer `-1`, expected u32"); a user needs the
-/// allowed range ("integer `-1`: must be an integer from 0 to 4294967295").
-pub(crate) fn integer_range_message(msg: &str) -> String {
-    let Some((what, ty)) = msg.rsplit_once(", expected ") else {
-        return msg.to_string();
-    };
-    let range = match ty {
-        "u8" => "from 0 to 255",
-        "u16" => "from 0 to 65535",
-        "u32" => "from 0 to 4294967295",
-        // TOML integers are 64-bit signed: the largest a file can hold.
-        "u64" | "usize" => "from 0 to 9223372036854775807",
-        "i32" => "from -2147483648 to 2147483647",
-        "i64" => "from -9223372036854775808 to 9223372036854775807",
-        _ => return msg.to_string(),
-    };
-    let found = what
-        .strip_prefix("invalid value: ")
-        .or_else(|| what.strip_prefix("invalid type: "))
-        .unwrap_or(what);
-    format!("{found}: must be an integer {range}")
 }
 
 /// A scenario that passed `validate`, with what the checks resolved: the simulator builds
@@ -486,17 +486,23 @@ const MAX_SERIES_VALUES: u64 = 50_000_000;
 impl Validator {
     /// Names become result labels and RNG stream paths (`flows/<name>`), and queue names
     /// are `from->to`: a small alphabet keeps all of those unambiguous.
-    fn name(&mut self, path: String, name: &str, seen: &mut BTreeSet<String>, what: &str) {
+    fn name<'s>(
+        &mut self,
+        path: impl fmt::Display,
+        name: &'s str,
+        seen: &mut HashSet<&'s str>,
+        what: &str,
+    ) {
         let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':');
         if name.is_empty() || !name.chars().all(ok) {
             self.err(
-                path,
+                path.to_string(),
                 format!("\"{name}\""),
                 "must be non-empty and use only ASCII letters, digits, '_', '-', '.' and ':'",
             );
-        } else if !seen.insert(name.to_string()) {
+        } else if !seen.insert(name) {
             self.err(
-                path,
+                path.to_string(),
                 format!("\"{name}\""),
                 format!("duplicate {what} name; names must be unique"),
             );
@@ -516,7 +522,7 @@ impl Validator {
         if sim.duration.0 == 0 {
             self.err("simulation.duration", "\"0ns\"", "must be > 0");
         }
-        self.time_at_most("simulation.duration".into(), sim.duration);
+        self.time_at_most("simulation.duration", sim.duration);
         if sim.warmup.0 >= sim.duration.0 && sim.duration.0 > 0 {
             self.err(
                 "simulation.warmup",
@@ -579,14 +585,20 @@ impl Validator {
             }
         }
 
-        let mut names = BTreeSet::new();
+        let mut names = HashSet::new();
         for (i, n) in s.nodes.iter().enumerate() {
-            self.name(format!("nodes[{i}].name"), &n.name, &mut names, "node");
+            self.name(
+                Field(&Item("nodes", i), "name"),
+                &n.name,
+                &mut names,
+                "node",
+            );
         }
         if s.nodes.is_empty() {
             self.err("nodes", "[]", "a scenario needs at least one node");
         }
-        let index: BTreeMap<&str, usize> = s
+        // Of nodes sharing a name (an error), the last.
+        let index: HashMap<&str, usize> = s
             .nodes
             .iter()
             .enumerate()
@@ -594,15 +606,17 @@ impl Validator {
             .collect();
 
         let names = s.names();
-        let mut link_names = BTreeSet::new();
+        let mut link_names = HashSet::new();
         let mut pairs = BTreeMap::new();
+        // The queues' paths, built in place: a large scenario has thousands.
+        let mut path = String::new();
         for (i, l) in s.links.iter().enumerate() {
-            let p = format!("links[{i}]");
+            let p = Item("links", i);
             if let Some(name) = &l.name {
-                self.name(format!("{p}.name"), name, &mut link_names, "link");
+                self.name(Field(&p, "name"), name, &mut link_names, "link");
             }
-            let a = self.node_ref(&format!("{p}.a"), &l.a, &index);
-            let b = self.node_ref(&format!("{p}.b"), &l.b, &index);
+            let a = self.node_ref(Field(&p, "a"), &l.a, &index);
+            let b = self.node_ref(Field(&p, "b"), &l.b, &index);
             if let (Some(a), Some(b)) = (a, b) {
                 if a == b {
                     self.err(
@@ -618,7 +632,7 @@ impl Validator {
                     );
                 }
             }
-            self.time_at_most(format!("{p}.delay"), l.delay);
+            self.time_at_most(Field(&p, "delay"), l.delay);
             if l.bandwidth.0 == 0 {
                 self.err(format!("{p}.bandwidth"), "\"0bps\"", "must be > 0");
             }
@@ -646,18 +660,32 @@ impl Validator {
                 }
             }
             let bps = l.bandwidth.0;
-            self.queue(&format!("{p}.queue"), &l.queue, &l.queue.ctx(bps, &names));
+            path.clear();
+            write!(path, "{p}.queue").expect("a String takes any text");
+            self.queue(&path, &l.queue, &l.queue.ctx(bps, &names));
             if let Some(q) = &l.reverse_queue {
-                self.queue(&format!("{p}.reverse_queue"), q, &q.ctx(bps, &names));
+                path.clear();
+                write!(path, "{p}.reverse_queue").expect("a String takes any text");
+                self.queue(&path, q, &q.ctx(bps, &names));
             }
         }
 
         // Unnamed links are labelled "a-b"; with '-' allowed in node names two links could
         // get one label (and so one RNG stream path).
-        let mut labels: BTreeMap<String, usize> = BTreeMap::new();
+        let mut labels: HashMap<Cow<str>, usize> = HashMap::with_capacity(s.links.len());
         for (i, l) in s.links.iter().enumerate() {
-            let label = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
-            if let Some(j) = labels.insert(label.clone(), i) {
+            let label = match &l.name {
+                Some(name) => Cow::Borrowed(name.as_str()),
+                None => Cow::Owned([l.a.as_str(), "-", &l.b].concat()),
+            };
+            let previous = match labels.entry(label) {
+                Entry::Occupied(mut e) => Some((e.insert(i), e.key().clone())),
+                Entry::Vacant(e) => {
+                    e.insert(i);
+                    None
+                }
+            };
+            if let Some((j, label)) = previous {
                 if l.name.is_none() || s.links[j].name.is_none() {
                     self.err(
                         format!("links[{i}]"),
@@ -677,13 +705,13 @@ impl Validator {
         });
 
         let routes = s.routes_over(ends);
-        let mut flow_names = BTreeSet::new();
+        let mut flow_names = HashSet::new();
         let end = sim.duration.0;
         for (i, f) in s.flows.iter().enumerate() {
-            let p = format!("flows[{i}]");
-            self.name(format!("{p}.name"), &f.name, &mut flow_names, "flow");
-            let src = self.host_ref(&format!("{p}.src"), &f.src, &index, s);
-            let dst = self.host_ref(&format!("{p}.dst"), &f.dst, &index, s);
+            let p = Item("flows", i).to_string();
+            self.name(Field(&p, "name"), &f.name, &mut flow_names, "flow");
+            let src = self.host_ref(Field(&p, "src"), &f.src, &index, s);
+            let dst = self.host_ref(Field(&p, "dst"), &f.dst, &index, s);
             if let (Some(a), Some(b)) = (src, dst) {
                 if a == b {
                     self.err(
@@ -775,7 +803,7 @@ impl Validator {
             }
             _ => {}
         }
-        q.aqm.validate(&format!("{p}.aqm"), ctx, pr);
+        q.aqm.validate(&[p, ".aqm"].concat(), ctx, pr);
     }
 
     /// The first queue with a byte limit smaller than `size` on the route from `a` to `b`:
@@ -815,25 +843,34 @@ impl Validator {
         None
     }
 
-    fn node_ref(&mut self, path: &str, name: &str, index: &BTreeMap<&str, usize>) -> Option<usize> {
+    fn node_ref(
+        &mut self,
+        path: impl fmt::Display,
+        name: &str,
+        index: &HashMap<&str, usize>,
+    ) -> Option<usize> {
         let r = index.get(name).copied();
         if r.is_none() {
-            self.err(path, format!("\"{name}\""), "no node has this name");
+            self.err(
+                path.to_string(),
+                format!("\"{name}\""),
+                "no node has this name",
+            );
         }
         r
     }
 
     fn host_ref(
         &mut self,
-        path: &str,
+        path: impl fmt::Display + Copy,
         name: &str,
-        index: &BTreeMap<&str, usize>,
+        index: &HashMap<&str, usize>,
         s: &Scenario,
     ) -> Option<usize> {
         let i = self.node_ref(path, name, index)?;
         if s.nodes[i].kind != NodeKind::Host {
             self.err(
-                path,
+                path.to_string(),
                 format!("\"{name}\""),
                 "must be a host (traffic starts and ends at hosts)",
             );

@@ -44,13 +44,16 @@ impl LongSeries {
         debug_assert!(self.columns.is_empty(), "entity added after sampling began");
         let own = metrics
             .iter()
-            .map(|&m| match self.metrics.iter().position(|&x| x == m) {
-                Some(i) => i as u16,
-                None => {
-                    self.metrics.push(m);
-                    (self.metrics.len() - 1) as u16
-                }
-            })
+            // Names are mostly the same constants: their addresses settle most comparisons.
+            .map(
+                |&m| match (self.metrics.iter()).position(|&x| std::ptr::eq(x, m) || x == m) {
+                    Some(i) => i as u16,
+                    None => {
+                        self.metrics.push(m);
+                        (self.metrics.len() - 1) as u16
+                    }
+                },
+            )
             .collect();
         self.entities.push(name);
         self.own.push(own);

@@ -38,9 +38,7 @@ use crate::record::{LogHistogram, TimeWeighted};
 use crate::rng::Rng;
 use crate::table::Table;
 use crate::units::{Time, NS_PER_SEC};
-use fifo::Fifo;
-
-mod fifo;
+use std::collections::VecDeque;
 
 pub use crate::aqm::Limit;
 
@@ -159,7 +157,7 @@ impl QueueCounters {
 
 pub struct OutputQueue {
     /// The waiting packets of a FIFO port.
-    fifo: Fifo,
+    fifo: VecDeque<u32>,
     /// The sub-queues and scheduler of a flow-queue port (then `fifo` stays empty). Two
     /// fields rather than an enum: the FIFO path tests one pointer and touches its deque
     /// directly.
@@ -226,7 +224,7 @@ impl OutputQueue {
         rng: Rng,
     ) -> Self {
         OutputQueue {
-            fifo: Fifo::default(),
+            fifo: VecDeque::new(),
             flows,
             evicted: Vec::new(),
             v: QueueView::new(0, 0, limit, link_bps),
@@ -369,7 +367,7 @@ impl OutputQueue {
 
     /// The packet at the head of a FIFO buffer (None for a flow-queue buffer).
     pub fn head(&self) -> Option<u32> {
-        self.fifo.front()
+        self.fifo.front().copied()
     }
 
     #[inline(always)]
@@ -624,10 +622,10 @@ impl OutputQueue {
     }
 
     /// Packet indices still waiting (for conservation checks).
-    pub fn waiting(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+    pub fn waiting(&self) -> Box<dyn Iterator<Item = &u32> + '_> {
         match &self.flows {
             None => Box::new(self.fifo.iter()),
-            Some(f) => Box::new(f.waiting().copied()),
+            Some(f) => Box::new(f.waiting()),
         }
     }
 

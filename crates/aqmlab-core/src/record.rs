@@ -13,21 +13,14 @@ pub struct TimeWeighted {
     pub sum_pkts2: u128,
     pub sum_bytes: u128,
     pub sum_bytes2: u128,
-    /// Nanoseconds spent with exactly n packets waiting: `low[n]` for n < `LOW`, then
-    /// `high[n - LOW]`. Most ports of a large topology never hold more than a few packets,
-    /// and their counts stay in the struct instead of a buffer of their own (issue 15).
-    low: [u64; LOW],
-    high: Vec<u64>,
-    /// 1 + the largest packet count held for a positive time (0 before any).
-    levels: u32,
+    /// `hist[n]` = nanoseconds spent with exactly n packets waiting.
+    pub hist: Vec<u64>,
     /// Largest levels held for a positive time. A packet that arrives at an idle link is
     /// enqueued and dequeued in the same instant (ns-2's order); that zero-length level is
     /// not a queue anyone waited in, so it does not count.
     pub max_pkts: u32,
     pub max_bytes: u64,
 }
-
-const LOW: usize = 4;
 
 impl TimeWeighted {
     /// Accounts the level (`pkts`, `bytes`) held since the last call up to `now`.
@@ -41,15 +34,10 @@ impl TimeWeighted {
             self.sum_bytes += b * d;
             self.sum_bytes2 += b * b * d;
             let n = pkts as usize;
-            if n < LOW {
-                self.low[n] += dt;
-            } else {
-                if n - LOW >= self.high.len() {
-                    self.high.resize(n - LOW + 1, 0);
-                }
-                self.high[n - LOW] += dt;
+            if n >= self.hist.len() {
+                self.hist.resize(n + 1, 0);
             }
-            self.levels = self.levels.max(pkts + 1);
+            self.hist[n] += dt;
             self.last = now;
             self.max_pkts = self.max_pkts.max(pkts);
             self.max_bytes = self.max_bytes.max(bytes);
@@ -84,10 +72,7 @@ impl TimeWeighted {
     /// Fraction of time at each packet count.
     pub fn distribution(&self) -> Vec<f64> {
         let span = self.span();
-        let all = self.low.iter().chain(&self.high);
-        all.take(self.levels as usize)
-            .map(|&t| t as f64 / span)
-            .collect()
+        self.hist.iter().map(|&t| t as f64 / span).collect()
     }
 }
 
@@ -214,35 +199,6 @@ impl LogHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    proptest::proptest! {
-        /// The time at each level, kept in two parts, is what one vector indexed by the
-        /// level gives (the oracle): the same fractions, as many as 1 + the largest level
-        /// held for a positive time.
-        #[test]
-        fn distribution_is_the_time_at_each_level(
-            steps in proptest::collection::vec((0u32..12, 0u64..5), 1..60)
-        ) {
-            let mut tw = TimeWeighted::default();
-            let mut oracle: Vec<u64> = vec![];
-            let mut now = 0;
-            for (held, dt) in steps {
-                now += dt;
-                tw.touch(now, held, u64::from(held) * 100);
-                if dt > 0 {
-                    let n = held as usize;
-                    if n >= oracle.len() {
-                        oracle.resize(n + 1, 0);
-                    }
-                    oracle[n] += dt;
-                }
-            }
-            proptest::prop_assume!(now > 0);
-            let span = now as f64;
-            let want: Vec<f64> = oracle.iter().map(|&t| t as f64 / span).collect();
-            proptest::prop_assert_eq!(tw.distribution(), want);
-        }
-    }
 
     #[test]
     fn time_weighted_mean_and_variance_of_a_square_wave() {

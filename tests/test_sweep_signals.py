@@ -294,17 +294,23 @@ def test_an_interrupted_python_sweep_raises_sweep_interrupted(tmp_path):
         def stop(self) -> None:
             pass
 
-    with pytest.raises(aqmlab.SweepInterrupted) as e:
-        aqmlab.sweep(
-            example(duration=DURATION, warmup="0s"),
-            {BUFFER: LIMITS},
-            runs=RUNS,
-            workers=2,
-            db=tmp_path / "x.db",
-            progress=InterruptAfterFirstRun(),
-        )
-    assert sent, "no run finished before the sweep ended"
-    assert time.monotonic() - sent[0] < EXIT_BOUND_S
-    assert e.value.exit_code == 130
-    assert str(e.value).startswith("interrupted: ")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    # A Python process's own SIGINT handler, which it lacks when started with SIGINT ignored
+    # (in the background of a non-interactive shell, under nohup).
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(aqmlab.SweepInterrupted) as e:
+            aqmlab.sweep(
+                example(duration=DURATION, warmup="0s"),
+                {BUFFER: LIMITS},
+                runs=RUNS,
+                workers=2,
+                db=tmp_path / "x.db",
+                progress=InterruptAfterFirstRun(),
+            )
+        assert sent, "no run finished before the sweep ended"
+        assert time.monotonic() - sent[0] < EXIT_BOUND_S
+        assert e.value.exit_code == 130
+        assert str(e.value).startswith("interrupted: ")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    finally:
+        signal.signal(signal.SIGINT, inherited)

@@ -7,7 +7,7 @@
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
-use std::fmt;
+use std::fmt::{self, Write};
 
 /// Simulated time in nanoseconds since the start of the run.
 pub type Time = u64;
@@ -137,20 +137,9 @@ fn format_quantity(v: u64, units: &[(&str, u64)]) -> String {
             best = *u;
         }
     }
-    // Digits by hand: the canonical echo of a large scenario formats thousands of these.
-    let mut digits = [0u8; 20];
-    let (mut n, mut at) = (v / best.1, digits.len());
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let mut s = String::with_capacity(digits.len() - at + best.0.len());
-    s.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
-    s.push_str(best.0);
+    // One allocation: the canonical echo of a large scenario formats thousands of these.
+    let mut s = String::with_capacity(20 + best.0.len());
+    write!(s, "{}{}", v / best.1, best.0).expect("writing to a String cannot fail");
     s
 }
 

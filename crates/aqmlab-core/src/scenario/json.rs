@@ -5,6 +5,7 @@
 //! scenario came in. JSON's `null` is "not given", as `None` is in the builders.
 
 use crate::check::{ScenarioError, ScenarioErrors};
+use serde::de;
 
 fn err(path: &str, value: String, message: &str) -> ScenarioErrors {
     ScenarioErrors(vec![ScenarioError {
@@ -91,8 +92,6 @@ fn direct(text: &str) -> Result<toml::Table, serde_json::Error> {
         _ => Err(de::Error::custom("not an object")),
     }
 }
-
-use serde::de;
 
 /// Reads one JSON value as a TOML value; `None` for `null`.
 struct Direct;

@@ -1,4 +1,4 @@
-//! The event queue: a binary min-heap ordered by (time, sequence), so events at the same
+//! The event queue: a binary min-heap (event/heap.rs) ordered by (time, sequence), so events at the same
 //! nanosecond run in the order they were scheduled (FIFO ties, as in ns-2 and ns-3).
 //!
 //! Packets on a wire are most of the pending events (a 10 Gb/s link with 38 ms of delay
@@ -24,11 +24,13 @@
 //! leaves its old heap entry behind, which is skipped when popped (lazy deletion is cheaper
 //! than searching the heap, and TCP re-arms its RTO on nearly every ACK).
 
+mod heap;
+
 use crate::queue::QueueId;
 use crate::units::Time;
+use heap::Heap;
 use std::cmp::Ordering;
-use std::collections::binary_heap::PeekMut;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// What happens at an instant. Indices refer to the simulator's tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,7 +86,7 @@ impl PartialOrd for Entry {
     }
 }
 impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
+    // Reversed, for `std`'s max-heap (the tests' oracle): the earliest (time, seq) first.
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
         (o.time, o.key).cmp(&(self.time, self.key))
@@ -93,7 +95,7 @@ impl Ord for Entry {
 
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: Heap,
     seq: u64,
     /// By channel: its laned arrivals in order; the first is also in the heap.
     lanes: Vec<VecDeque<Entry>>,
@@ -165,8 +167,7 @@ impl EventQueue {
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let mut top = self.heap.peek_mut()?;
-        let e = *top;
+        let e = *self.heap.peek()?;
         if e.key & LANED != 0 {
             let Event::Arrive { channel, .. } = e.event else {
                 unreachable!("only arrivals take a lane")
@@ -176,12 +177,12 @@ impl EventQueue {
             lane.pop_front();
             if let Some(&next) = lane.front() {
                 // Replacing the top sifts it down once: cheaper than a pop and a push.
-                *top = next;
+                self.heap.replace_top(next);
                 return Some((e.time, e.event));
             }
             self.in_lane[c / 64] &= !(1 << (c % 64));
         }
-        PeekMut::pop(top);
+        self.heap.pop();
         Some((e.time, e.event))
     }
 
@@ -330,7 +331,7 @@ mod tests {
             ops in proptest::collection::vec((0u8..6, 0u64..50, proptest::bool::ANY), 1..600)
         ) {
             let mut q = EventQueue::new();
-            let mut oracle = BinaryHeap::new();
+            let mut oracle = std::collections::BinaryHeap::new();
             let (mut seq, mut now) = (0u64, 0);
             let mut last = [0; 3];
             for (kind, dt, back_to_back) in ops {

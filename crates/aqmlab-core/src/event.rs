@@ -19,6 +19,12 @@
 //! to back (packets still wait in its queue) or the lane already holds some; a bit per
 //! channel, which stays in cache, says which lanes do.
 //!
+//! Timers wait in a heap of their own. At 10 000 flows they were 22 000 of the 27 000
+//! entries of a single heap (the rest: quiet wires' arrivals and lanes' first arrivals),
+//! most of them a retransmission timeout ahead, at the bottom, where every pop's walk ends.
+//! Apart, the heap that most events go through is a fifth of the size and stays in cache;
+//! a pop takes the earlier of the two tops, so the order is still that of one heap.
+//!
 //! Events are small `Copy` values that name what happens by index; packets never travel in
 //! the heap by value. Timers are cancellable by generation: a cancelled or re-armed timer
 //! leaves its old heap entry behind, which is skipped when popped (lazy deletion is cheaper
@@ -96,6 +102,8 @@ impl Ord for Entry {
 #[derive(Default)]
 pub struct EventQueue {
     heap: Heap,
+    /// `Event::Timer`s only.
+    timers: Heap,
     seq: u64,
     /// By channel: its laned arrivals in order; the first is also in the heap.
     lanes: Vec<VecDeque<Entry>>,
@@ -119,7 +127,11 @@ impl EventQueue {
     #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
         let key = self.next_key();
-        self.heap.push(Entry { time, key, event });
+        let e = Entry { time, key, event };
+        match event {
+            Event::Timer { .. } => self.timers.push(e),
+            _ => self.heap.push(e),
+        }
     }
 
     /// Schedules the arrival of `packet` at `node` over `channel`. A channel's arrivals
@@ -167,6 +179,15 @@ impl EventQueue {
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
+        if let Some(t) = self.timers.peek() {
+            if self
+                .heap
+                .peek()
+                .is_none_or(|e| heap::rank(t) < heap::rank(e))
+            {
+                return self.timers.pop().map(|t| (t.time, t.event));
+            }
+        }
         let e = *self.heap.peek()?;
         if e.key & LANED != 0 {
             let Event::Arrive { channel, .. } = e.event else {
@@ -189,7 +210,11 @@ impl EventQueue {
     /// The next event to pop (to prefetch what it will touch).
     #[inline]
     pub fn peek(&self) -> Option<&Event> {
-        self.heap.peek().map(|e| &e.event)
+        match (self.heap.peek(), self.timers.peek()) {
+            (Some(e), Some(t)) if heap::rank(t) < heap::rank(e) => Some(&t.event),
+            (Some(e), _) => Some(&e.event),
+            (None, t) => t.map(|t| &t.event),
+        }
     }
 
     /// Puts back an event just popped, for the census at the end of a run only: the lanes
@@ -206,11 +231,13 @@ impl EventQueue {
             .flat_map(|l| l.iter().skip(1))
             .filter(|e| f(&e.event))
             .count();
-        lanes + self.heap.iter().filter(|e| f(&e.event)).count()
+        let heaps = self.heap.iter().chain(self.timers.iter());
+        lanes + heaps.filter(|e| f(&e.event)).count()
     }
 
     pub fn len(&self) -> usize {
         self.heap.len()
+            + self.timers.len()
             + self
                 .lanes
                 .iter()
@@ -219,7 +246,7 @@ impl EventQueue {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.timers.is_empty()
     }
 }
 

@@ -509,6 +509,11 @@ impl OutputQueue {
         }
         loop {
             let idx = self.fifo.pop_front()?;
+            // The packet behind it leaves one serialisation from now and was last touched
+            // when it arrived, a queueing delay ago: start loading it.
+            if let Some(&next) = self.fifo.front() {
+                crate::mem::prefetch(pkts.get(next));
+            }
             let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
             self.level.touch(now, self.v.len_pkts, self.v.len_bytes);
             self.pop_backlog(c, size);
@@ -619,6 +624,7 @@ impl OutputQueue {
     /// Closes the time integrals at the end of the run.
     pub fn finish(&mut self, now: Time) {
         self.level.touch(now, self.len_pkts(), self.v.len_bytes);
+        self.sojourn.settle();
     }
 
     /// Packet indices still waiting (for conservation checks).

@@ -314,3 +314,20 @@ def test_an_interrupted_python_sweep_raises_sweep_interrupted(tmp_path):
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
     finally:
         signal.signal(signal.SIGINT, inherited)
+
+
+def test_an_ignored_signal_stays_ignored_during_a_sweep():
+    """A sweep started with SIGINT ignored (``nohup``, a background job of a script) keeps
+    it ignored, as Unix programs do; SIGTERM, which it does not ignore, still stops it."""
+    from aqmlab.pool import signals_raise
+
+    inherited = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    term = signal.getsignal(signal.SIGTERM)
+    try:
+        with signals_raise():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) not in (term, signal.SIG_IGN)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) == term
+    finally:
+        signal.signal(signal.SIGINT, inherited)

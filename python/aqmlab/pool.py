@@ -108,13 +108,15 @@ class _Worker:
 def signals_raise() -> Iterator[None]:
     """For the body: SIGINT/SIGTERM raise ``_Signalled`` in the main thread (where Python
     runs signal handlers), and a second one, once the first is being handled, exits at once
-    with its code. Elsewhere than the main thread nothing is installed."""
+    with its code. Elsewhere than the main thread nothing is installed, and a signal the
+    process ignores stays ignored (a sweep started with ``nohup`` or as a background job of
+    a non-interactive shell has SIGINT ignored, and the Unix convention keeps it so)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def first(signum, _frame):
-        for s in EXIT_CODES:
+        for s in old:
             signal.signal(s, second)
         raise _Signalled(signum)
 
@@ -122,7 +124,8 @@ def signals_raise() -> Iterator[None]:
         os._exit(EXIT_CODES.get(signal.Signals(signum), 128 + signum))
 
     old = {s: signal.getsignal(s) for s in EXIT_CODES}
-    for s in EXIT_CODES:
+    old = {s: h for s, h in old.items() if h is not signal.SIG_IGN}
+    for s in old:
         signal.signal(s, first)
     try:
         yield

@@ -543,6 +543,10 @@ impl Aqm for Red {
         self.est.start_idle(since);
     }
 
+    fn watches_departures(&self) -> bool {
+        false
+    }
+
     fn metric_names(&self) -> &'static [&'static str] {
         &["avg", "p_b", "p_a", "count"]
     }

@@ -147,6 +147,42 @@ fn idle_gaps_under_and_over_one_packet_time_decay_avg_bit_for_bit() {
     );
 }
 
+/// A port skips the departure hook of an AQM that says it does not watch departures
+/// (`AnyAqm::on_departure`): RED's must then pass every packet and change nothing, in
+/// every region (below min_th, between the thresholds, above max_th), as DropTail's both
+/// hooks must.
+#[test]
+fn the_hooks_red_and_droptail_say_they_skip_are_no_ops() {
+    use crate::aqm::DropTail;
+    let mut c = cfg(CountRule::Ns2Wait);
+    c.w_q = Some(0.5);
+    let mut red = Red::new(c, 10_000_000);
+    let mut rng = Rng::for_component(1, 0, "t");
+    // The departures' own stream: untouched if its first draw is still the first one.
+    let mut departures = Rng::for_component(2, 0, "d");
+    assert!(!red.watches_departures() && red.watches_idle());
+    let mut regions = vec![];
+    for (i, len) in [0u32, 3, 8, 12, 30, 40, 9, 2, 0].into_iter().enumerate() {
+        let now = i as Time * 1_000_000;
+        regions.push(red.on_arrival(&view(len), &pkt(), now, &mut rng));
+        let before = format!("{red:?}");
+        let v = red.on_departure(&view(len), &pkt(), now, &mut departures);
+        assert_eq!(v, Verdict::Pass);
+        assert_eq!(format!("{red:?}"), before, "queue of {len}");
+    }
+    // The arrivals did cross the regions: passes, and forced drops above max_th.
+    assert!(regions.contains(&Verdict::Pass));
+    assert!(regions.contains(&Verdict::Drop(Reason::Forced)));
+    let mut dt = DropTail;
+    assert!(!dt.watches_departures() && !dt.watches_idle());
+    assert_eq!(
+        dt.on_departure(&view(3), &pkt(), 0, &mut departures),
+        Verdict::Pass
+    );
+    let first = Rng::for_component(2, 0, "d").uniform();
+    assert_eq!(departures.uniform(), first, "no random number drawn");
+}
+
 /// Regression (found by the 1.25× CBR overload test): arrivals faster than the link,
 /// each dropped at the idle link, must still decay avg by one power per whole packet
 /// time elapsed; restarting the idle clock at each of them rounded every decay to 0

@@ -25,6 +25,14 @@ impl Aqm for DropTail {
     fn on_arrival(&mut self, _q: &QueueView, _p: &Packet, _now: Time, _rng: &mut Rng) -> Verdict {
         Verdict::Pass
     }
+
+    fn watches_departures(&self) -> bool {
+        false
+    }
+
+    fn watches_idle(&self) -> bool {
+        false
+    }
 }
 
 /// DropTail has no fields: `{ type = "droptail" }`.

@@ -212,7 +212,13 @@ impl RedParams {
 
     /// Whole packet times of the link in an idle period from `since` to `now`.
     fn idle_packets(&self, since: Time, now: Time) -> f64 {
-        libm::floor((now - since) as f64 * self.ptc / NS_PER_SEC as f64)
+        libm::floor(self.packet_times(since, now))
+    }
+
+    /// Packet times of the link from `since` to `now`, not rounded.
+    #[inline]
+    fn packet_times(&self, since: Time, now: Time) -> f64 {
+        (now - since) as f64 * self.ptc / NS_PER_SEC as f64
     }
 }
 
@@ -220,20 +226,35 @@ impl RedAvg {
     /// Brings avg up to date at an arrival that finds `backlog` waiting: the EWMA step, or,
     /// ending an idle period with nothing waiting, the decay by (1 − w_q)^m for the m
     /// packet times the link could have sent. Returns the instant that decay reached.
+    #[inline]
     pub fn update(&mut self, p: &RedParams, backlog: f64, now: Time) -> Option<Time> {
         match self.idle_since.take() {
             Some(since) if backlog == 0.0 => {
-                let m = p.idle_packets(since, now);
-                self.avg *= libm::pow(1.0 - p.w_q, m);
-                // The whole packet times used by this decay; the fraction left over is
-                // carried if the idle period goes on (see `idle_continues`).
-                Some(since + (m * NS_PER_SEC as f64 / p.ptc) as Time)
+                let x = p.packet_times(since, now);
+                // An idle period shorter than one packet time (nearly every arrival at a
+                // port that carries ACKs): x >= 0, so m = floor(x) = 0, (1 − w_q)^0 = 1
+                // exactly and no packet time is used; avg and the instant are those of the
+                // full computation, without its floor, `pow` and float-to-time conversion.
+                if x < 1.0 {
+                    return Some(since);
+                }
+                Some(self.decay(p, since, libm::floor(x)))
             }
             _ => {
                 self.avg = (1.0 - p.w_q) * self.avg + p.w_q * backlog;
                 None
             }
         }
+    }
+
+    /// The decay by (1 − w_q)^m for m >= 1 whole packet times of an idle period that began
+    /// at `since`; returns the instant it reached. Out of line: few arrivals need it.
+    #[inline(never)]
+    fn decay(&mut self, p: &RedParams, since: Time, m: f64) -> Time {
+        self.avg *= libm::pow(1.0 - p.w_q, m);
+        // The whole packet times used by this decay; the fraction left over is carried if
+        // the idle period goes on (see `idle_continues`).
+        since + (m * NS_PER_SEC as f64 / p.ptc) as Time
     }
 
     /// The link went idle at `since`.
@@ -489,6 +510,12 @@ impl Red {
         idle: Option<Time>,
         rng: &mut Rng,
     ) -> Verdict {
+        // Below min_th `decide_queued` always rests and returns no decision, guard or not
+        // (most arrivals: every ACK on the reverse path); answered here without the call.
+        if self.est.avg < self.params.min_th {
+            self.marker.rest();
+            return Verdict::Pass;
+        }
         let backlog = self.params.backlog(q);
         let decision =
             self.marker
@@ -514,6 +541,10 @@ impl Aqm for Red {
 
     fn on_idle(&mut self, since: Time) {
         self.est.start_idle(since);
+    }
+
+    fn watches_departures(&self) -> bool {
+        false
     }
 
     fn metric_names(&self) -> &'static [&'static str] {

@@ -104,6 +104,85 @@ fn long_idle_period_decays_the_average_in_constant_time() {
     assert_eq!(red.est.avg, 50.0 * libm::pow(0.998, 10.0));
 }
 
+/// The arrival path's shortcuts (no floor or `pow` for an idle gap under one packet
+/// time, no decision call below min_th) leave avg bit for bit what the paper's formula
+/// gives, evaluated as before they existed: an EWMA step at each busy arrival and
+/// avg·(1 − w_q)^floor(gap·C) after each idle gap, whole packet times 0, 1 or more.
+#[test]
+fn idle_gaps_under_and_over_one_packet_time_decay_avg_bit_for_bit() {
+    let mut c = cfg(CountRule::Ns2Wait);
+    c.w_q = Some(0.002);
+    let mut red = Red::new(c, 10_000_000); // C = 1250 packets/s: a packet time is 800 µs
+    let mut rng = Rng::for_component(1, 0, "t");
+    let (w_q, ptc) = (0.002, 10_000_000.0 / 8000.0);
+    let mut expect: f64 = 0.0;
+    let mut now = 0;
+    let gaps = [
+        0, 1, 100_000, 799_999, 800_000, 800_001, 1_700_000, 40_000_000,
+    ];
+    for i in 0..400u64 {
+        let len = (i % 9 + 1) as u32;
+        red.on_arrival(&view(len), &pkt(), now, &mut rng);
+        expect = (1.0 - w_q) * expect + w_q * len as f64;
+        red.on_idle(now);
+        let gap = gaps[i as usize % gaps.len()];
+        now += gap;
+        red.on_arrival(&view(0), &pkt(), now, &mut rng);
+        expect *= libm::pow(1.0 - w_q, libm::floor(gap as f64 * ptc / NS_PER_SEC as f64));
+        assert_eq!(
+            red.est.avg.to_bits(),
+            expect.to_bits(),
+            "arrival {i}, gap {gap} ns"
+        );
+        now += 1_000;
+    }
+    // The instant the decay reached: the idle start under one packet time, else the last
+    // whole packet time (what a drop at the idle link carries on from).
+    red.on_idle(now);
+    assert_eq!(red.est.update(&red.params, 0.0, now + 799_999), Some(now));
+    red.on_idle(now);
+    assert_eq!(
+        red.est.update(&red.params, 0.0, now + 1_700_000),
+        Some(now + 1_600_000)
+    );
+}
+
+/// A port skips the departure hook of an AQM that says it does not watch departures
+/// (`AnyAqm::on_departure`): RED's must then pass every packet and change nothing, in
+/// every region (below min_th, between the thresholds, above max_th), as DropTail's both
+/// hooks must.
+#[test]
+fn the_hooks_red_and_droptail_say_they_skip_are_no_ops() {
+    use crate::aqm::DropTail;
+    let mut c = cfg(CountRule::Ns2Wait);
+    c.w_q = Some(0.5);
+    let mut red = Red::new(c, 10_000_000);
+    let mut rng = Rng::for_component(1, 0, "t");
+    // The departures' own stream: untouched if its first draw is still the first one.
+    let mut departures = Rng::for_component(2, 0, "d");
+    assert!(!red.watches_departures() && red.watches_idle());
+    let mut regions = vec![];
+    for (i, len) in [0u32, 3, 8, 12, 30, 40, 9, 2, 0].into_iter().enumerate() {
+        let now = i as Time * 1_000_000;
+        regions.push(red.on_arrival(&view(len), &pkt(), now, &mut rng));
+        let before = format!("{red:?}");
+        let v = red.on_departure(&view(len), &pkt(), now, &mut departures);
+        assert_eq!(v, Verdict::Pass);
+        assert_eq!(format!("{red:?}"), before, "queue of {len}");
+    }
+    // The arrivals did cross the regions: passes, and forced drops above max_th.
+    assert!(regions.contains(&Verdict::Pass));
+    assert!(regions.contains(&Verdict::Drop(Reason::Forced)));
+    let mut dt = DropTail;
+    assert!(!dt.watches_departures() && !dt.watches_idle());
+    assert_eq!(
+        dt.on_departure(&view(3), &pkt(), 0, &mut departures),
+        Verdict::Pass
+    );
+    let first = Rng::for_component(2, 0, "d").uniform();
+    assert_eq!(departures.uniform(), first, "no random number drawn");
+}
+
 /// Regression (found by the 1.25× CBR overload test): arrivals faster than the link,
 /// each dropped at the idle link, must still decay avg by one power per whole packet
 /// time elapsed; restarting the idle clock at each of them rounded every decay to 0

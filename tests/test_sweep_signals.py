@@ -84,6 +84,12 @@ def children(pid: int) -> list[int]:
     return [int(x) for x in text.split()]
 
 
+def _as_a_terminal_job() -> None:
+    # A terminal's job gets SIGINT at its default; the test runner may have it ignored (a
+    # background job of a script), which the sweep would rightly keep.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(sw: Path, db: Path) -> subprocess.Popen:
     return subprocess.Popen(
         command(sw, db),
@@ -92,6 +98,7 @@ def start(sw: Path, db: Path) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a shell job
+        preexec_fn=_as_a_terminal_job,
     )
 
 
@@ -295,7 +302,7 @@ def test_an_interrupted_python_sweep_raises_sweep_interrupted(tmp_path):
             pass
 
     # A Python process's own SIGINT handler, which it lacks when started with SIGINT ignored
-    # (in the background of a non-interactive shell, under nohup).
+    # (a background job of a non-interactive shell).
     inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(aqmlab.SweepInterrupted) as e:
@@ -317,8 +324,9 @@ def test_an_interrupted_python_sweep_raises_sweep_interrupted(tmp_path):
 
 
 def test_an_ignored_signal_stays_ignored_during_a_sweep():
-    """A sweep started with SIGINT ignored (``nohup``, a background job of a script) keeps
-    it ignored, as Unix programs do; SIGTERM, which it does not ignore, still stops it."""
+    """A sweep started with SIGINT ignored (a background job of a script: ``aqmlab sweep ... &``
+    in a non-interactive shell) keeps it ignored, as Unix programs do; SIGTERM, which it does
+    not ignore, still stops it."""
     from aqmlab.pool import signals_raise
 
     inherited = signal.signal(signal.SIGINT, signal.SIG_IGN)

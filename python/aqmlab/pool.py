@@ -109,8 +109,9 @@ def signals_raise() -> Iterator[None]:
     """For the body: SIGINT/SIGTERM raise ``_Signalled`` in the main thread (where Python
     runs signal handlers), and a second one, once the first is being handled, exits at once
     with its code. Elsewhere than the main thread nothing is installed, and a signal the
-    process ignores stays ignored (a sweep started with ``nohup`` or as a background job of
-    a non-interactive shell has SIGINT ignored, and the Unix convention keeps it so)."""
+    process ignores stays ignored (a sweep started as a background job of a non-interactive
+    shell has SIGINT ignored, so that a Ctrl-C meant for the foreground does not stop it,
+    and the Unix convention keeps it so)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

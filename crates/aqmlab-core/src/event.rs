@@ -1,5 +1,6 @@
-//! The event queue: a binary min-heap (event/heap.rs) ordered by (time, sequence), so events at the same
-//! nanosecond run in the order they were scheduled (FIFO ties, as in ns-2 and ns-3).
+//! The event queue: binary min-heaps (event/heap.rs) ordered by (time, sequence), so events
+//! at the same nanosecond run in the order they were scheduled (FIFO ties, as in ns-2 and
+//! ns-3).
 //!
 //! Packets on a wire are most of the pending events (a 10 Gb/s link with 38 ms of delay
 //! carries ~47 000 of them), and a channel's arrivals come in the order they were
@@ -22,13 +23,14 @@
 //! Timers wait in a heap of their own. At 10 000 flows they were 22 000 of the 27 000
 //! entries of a single heap (the rest: quiet wires' arrivals and lanes' first arrivals),
 //! most of them a retransmission timeout ahead, at the bottom, where every pop's walk ends.
-//! Apart, the heap that most events go through is a fifth of the size and stays in cache;
-//! a pop takes the earlier of the two tops, so the order is still that of one heap.
+//! Apart, the heap that most events go through is a fifth of the size (three levels fewer
+//! to walk); a pop takes the earlier of the two tops, so the order is still that of one
+//! heap.
 //!
 //! Events are small `Copy` values that name what happens by index; packets never travel in
 //! the heap by value. Timers are cancellable by generation: a cancelled or re-armed timer
 //! leaves its old heap entry behind, which is skipped when popped (lazy deletion is cheaper
-//! than searching the heap, and TCP re-arms its RTO on nearly every ACK).
+//! than searching the heap; TCP re-arms only when a deadline moves earlier, sim/tcp.rs).
 
 mod heap;
 

@@ -430,6 +430,7 @@ impl RedMarker {
     /// min_th, as ns-2's `else` branch does (`v_prob = 0`, `old = 0`: the next arrival that
     /// passes the guard starts the count again and is not dropped), and no random number is
     /// drawn. Without `ns2_qlen_guard` this is exactly `decide`.
+    #[inline]
     pub fn decide_queued(
         &mut self,
         p: &RedParams,
@@ -438,6 +439,12 @@ impl RedMarker {
         size: u32,
         rng: &mut Rng,
     ) -> Option<Reason> {
+        // Below min_th both branches rest (most arrivals: every ACK on a reverse path): the
+        // test comes first, inline, so that it costs no call to `decide`.
+        if avg < p.min_th {
+            self.rest();
+            return None;
+        }
         if p.guard_allows(backlog) {
             self.decide(p, avg, size, rng)
         } else {
@@ -510,12 +517,6 @@ impl Red {
         idle: Option<Time>,
         rng: &mut Rng,
     ) -> Verdict {
-        // Below min_th `decide_queued` always rests and returns no decision, guard or not
-        // (most arrivals: every ACK on the reverse path); answered here without the call.
-        if self.est.avg < self.params.min_th {
-            self.marker.rest();
-            return Verdict::Pass;
-        }
         let backlog = self.params.backlog(q);
         let decision =
             self.marker

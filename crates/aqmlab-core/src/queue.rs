@@ -44,28 +44,32 @@ pub use crate::aqm::Limit;
 
 /// Monotone counters; a copy taken at the end of the warm-up is subtracted for reporting,
 /// while conservation is checked on the totals.
+///
+/// The counters every packet moves come last, in one 64-byte run that `OutputQueue`'s
+/// layout puts next to the rest of what a packet touches (see there).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct QueueCounters {
-    pub arrivals: u64,
-    pub arrival_bytes: u64,
-    pub enqueued: u64,
-    pub ect_enqueued: u64,
-    /// Drops by reason, before and after enqueue together.
-    pub dropped: [u64; NUM_REASONS],
-    /// Of those, the drops of packets that had been enqueued (at dequeue).
-    pub dropped_after_enqueue: u64,
-    pub marked: [u64; NUM_REASONS],
-    /// Packets that left the buffer for the wire, and their bytes.
-    pub dequeued: u64,
-    pub dequeued_bytes: u64,
-    /// Sum over arrivals of the packets waiting when each arrived (before its own
-    /// admission): / arrivals = the mean queue seen by arrivals (the BIO paper's delay
-    /// measure; unlike the time average, not equal to it for TCP traffic).
-    pub queue_at_arrivals: u64,
     /// The same counts for yellow and red packets (`Colour as usize`; entry 0 stays zero:
     /// green is the rest, see `colour`), so a run without markers pays one predictable
     /// branch per update.
     pub not_green: [ColourCounters; NUM_COLOURS],
+    /// Drops by reason, before and after enqueue together.
+    pub dropped: [u64; NUM_REASONS],
+    pub marked: [u64; NUM_REASONS],
+    /// Of the drops, those of packets that had been enqueued (at dequeue).
+    pub dropped_after_enqueue: u64,
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub enqueued: u64,
+    pub ect_enqueued: u64,
+    /// Sum over arrivals of the packets waiting when each arrived (before its own
+    /// admission): / arrivals = the mean queue seen by arrivals (the BIO paper's delay
+    /// measure; unlike the time average, not equal to it for TCP traffic).
+    pub queue_at_arrivals: u64,
+    /// Packets that left the buffer for the wire, and their bytes.
+    pub dequeued: u64,
+    pub dequeued_bytes: u64,
 }
 
 /// The counters of one drop precedence.
@@ -155,34 +159,50 @@ impl QueueCounters {
     }
 }
 
+/// One port's buffer, AQM and measurements.
+///
+/// Laid out by hand (issue 15). At 10 000 flows the access links' queues (two per host)
+/// are far out of cache, and nearly every packet that crosses one finds it idle: arrival,
+/// admission, departure at once. Fields are in the order a packet touches them, so that
+/// such a passage touches four cache lines and the AQM's tag (`packet_touches_few_lines`
+/// checks it), where an order chosen by the compiler spread it over a dozen: the counters
+/// every packet moves (the end of `counters`), zero sojourns, the lengths and limit (the
+/// start of `v`), the buffer, the peaks and busy time, the level's clock and idle time
+/// (the start of `level`); then what busier ports and the AQM use; then the warm-up copy
+/// and the rest, read once or twice a run.
+#[repr(C, align(64))]
 pub struct OutputQueue {
+    pub counters: QueueCounters,
+    /// Packets that left the instant they arrived (they found the link idle): counted
+    /// here, beside the rest of an idle port's packet, and handed to `sojourn` by `finish`.
+    zero_sojourns: u64,
+    /// What the AQM sees, kept up to date in place (the waiting packets in total and by
+    /// precedence, beside the buffer so that reading them needs no dispatch; the limit; the
+    /// link rate; the upstream backlog), so that no hook call copies it.
+    v: QueueView,
     /// The waiting packets of a FIFO port.
     fifo: VecDeque<u32>,
     /// The sub-queues and scheduler of a flow-queue port (then `fifo` stays empty). Two
     /// fields rather than an enum: the FIFO path tests one pointer and touches its deque
     /// directly.
     flows: Option<Box<FqCodel>>,
-    /// Packets dropped from inside a flow-queue buffer by an arrival, for the caller to free.
-    pub evicted: Vec<u32>,
-    /// What the AQM sees, kept up to date in place (the waiting packets in total and by
-    /// precedence, beside the buffer so that reading them needs no dispatch; the limit; the
-    /// link rate; the upstream backlog), so that no hook call copies it.
-    v: QueueView,
-    pub aqm: AnyAqm,
-    pub rng: Rng,
-    pub counters: QueueCounters,
-    pub at_warmup: QueueCounters,
-    pub level: TimeWeighted,
-    /// ∫ packets dt (packet·ns) of the windows closed by `restart_measurement`, so the
-    /// area since time 0 survives the warm-up restart (per-period means in time series).
-    area_before: u128,
-    pub sojourn: LogHistogram,
+    peak_bytes: u64,
     /// Nanoseconds the link spent transmitting inside the measurement window.
     pub busy_ns: u64,
     /// Largest instantaneous occupancy over the whole run (warm-up included), for the
     /// capacity check at the end of the run.
     peak_pkts: u32,
-    peak_bytes: u64,
+    pub level: TimeWeighted,
+    pub aqm: AnyAqm,
+    /// Sojourn times other than 0 until `finish`, then all of them (read it then).
+    sojourn: LogHistogram,
+    pub rng: Rng,
+    pub at_warmup: QueueCounters,
+    /// ∫ packets dt (packet·ns) of the windows closed by `restart_measurement`, so the
+    /// area since time 0 survives the warm-up restart (per-period means in time series).
+    area_before: u128,
+    /// Packets dropped from inside a flow-queue buffer by an arrival, for the caller to free.
+    pub evicted: Vec<u32>,
 }
 
 /// A queue's identity: its index among the simulator's queues. Today each channel has one
@@ -224,20 +244,21 @@ impl OutputQueue {
         rng: Rng,
     ) -> Self {
         OutputQueue {
+            counters: QueueCounters::default(),
+            zero_sojourns: 0,
+            v: QueueView::new(0, 0, limit, link_bps),
             fifo: VecDeque::new(),
             flows,
-            evicted: Vec::new(),
-            v: QueueView::new(0, 0, limit, link_bps),
-            aqm,
-            rng,
-            counters: QueueCounters::default(),
-            at_warmup: QueueCounters::default(),
-            level: TimeWeighted::default(),
-            area_before: 0,
-            sojourn: LogHistogram::default(),
+            peak_bytes: 0,
             busy_ns: 0,
             peak_pkts: 0,
-            peak_bytes: 0,
+            level: TimeWeighted::default(),
+            aqm,
+            sojourn: LogHistogram::default(),
+            rng,
+            at_warmup: QueueCounters::default(),
+            area_before: 0,
+            evicted: Vec::new(),
         }
     }
 
@@ -591,7 +612,10 @@ impl OutputQueue {
             self.counters.not_green[c].dequeued += 1;
             self.counters.not_green[c].dequeued_bytes += size as u64;
         }
-        self.sojourn.record(now - p.enqueued);
+        match now - p.enqueued {
+            0 => self.zero_sojourns += 1,
+            s => self.sojourn.record(s),
+        }
         true
     }
 
@@ -611,6 +635,7 @@ impl OutputQueue {
         self.area_before += self.level.sum_pkts;
         self.level.restart(now);
         self.sojourn = LogHistogram::default();
+        self.zero_sojourns = 0;
         self.at_warmup = self.counters;
     }
 
@@ -624,7 +649,15 @@ impl OutputQueue {
     /// Closes the time integrals at the end of the run.
     pub fn finish(&mut self, now: Time) {
         self.level.touch(now, self.len_pkts(), self.v.len_bytes);
+        self.sojourn
+            .record_zeros(std::mem::take(&mut self.zero_sojourns));
         self.sojourn.settle();
+    }
+
+    /// The sojourn times of the measurement window, complete once `finish` has run.
+    pub fn sojourn(&self) -> &LogHistogram {
+        debug_assert_eq!(self.zero_sojourns, 0, "read after finish");
+        &self.sojourn
     }
 
     /// Packet indices still waiting (for conservation checks).

@@ -215,7 +215,11 @@ pub fn drop_level(c: Colour, levels: usize) -> usize {
 
 /// What an AQM may read of its port. Lengths exclude the packet being transmitted
 /// (see `crate::queue` for the buffer convention).
+///
+/// The lengths and the limit come first: with `repr(C)` they share a cache line that every
+/// packet's admission reads (see `crate::queue::OutputQueue`'s layout).
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct QueueView {
     pub len_pkts: u32,
     pub len_bytes: u64,

@@ -325,3 +325,45 @@ fn conservation_check_catches_a_broken_counter() {
         .unwrap_err()
         .contains("arrivals 1 != enqueued 2"));
 }
+
+/// What a packet crossing an idle FIFO port reads and writes (`arrive`, then `dequeue` at
+/// the same instant) lies in four cache lines, the AQM's tag aside: at 10 000 flows these
+/// ports are out of cache, and each further line is a miss per packet (issue 15). A field
+/// added in the wrong place, or a struct whose layout moved, fails here.
+#[test]
+fn packet_touches_few_lines() {
+    use std::mem::offset_of;
+    let u64s = |o: usize| (o, 8);
+    let touched = [
+        u64s(offset_of!(OutputQueue, counters.arrivals)),
+        u64s(offset_of!(OutputQueue, counters.arrival_bytes)),
+        u64s(offset_of!(OutputQueue, counters.queue_at_arrivals)),
+        u64s(offset_of!(OutputQueue, counters.enqueued)),
+        u64s(offset_of!(OutputQueue, counters.ect_enqueued)),
+        u64s(offset_of!(OutputQueue, counters.dequeued)),
+        u64s(offset_of!(OutputQueue, counters.dequeued_bytes)),
+        (offset_of!(OutputQueue, v.len_pkts), 4),
+        u64s(offset_of!(OutputQueue, v.len_bytes)),
+        (
+            offset_of!(OutputQueue, v.limit),
+            std::mem::size_of::<Limit>(),
+        ),
+        (
+            offset_of!(OutputQueue, fifo),
+            std::mem::size_of::<VecDeque<u32>>(),
+        ),
+        u64s(offset_of!(OutputQueue, flows)),
+        u64s(offset_of!(OutputQueue, peak_bytes)),
+        u64s(offset_of!(OutputQueue, busy_ns)),
+        (offset_of!(OutputQueue, peak_pkts), 4),
+        u64s(offset_of!(OutputQueue, zero_sojourns)),
+        u64s(offset_of!(OutputQueue, level.last)),
+        u64s(offset_of!(OutputQueue, level.idle_ns)),
+    ];
+    let lines: std::collections::BTreeSet<usize> = touched
+        .iter()
+        .flat_map(|&(o, n)| o / 64..=(o + n - 1) / 64)
+        .collect();
+    assert_eq!(std::mem::align_of::<OutputQueue>(), 64);
+    assert!(lines.len() <= 4, "lines {lines:?} of {touched:?}");
+}

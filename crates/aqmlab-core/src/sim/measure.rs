@@ -154,7 +154,7 @@ impl Simulator<'_> {
                 let q = &self.queues[ch.queue.ix()];
                 let c = q.counters.minus(&q.at_warmup);
                 let lw = &q.level;
-                let so: &LogHistogram = &q.sojourn;
+                let so: &LogHistogram = q.sojourn();
                 QueueSummary {
                     name: queue_name(s, ch),
                     link: link_name(s, ch.link as usize),

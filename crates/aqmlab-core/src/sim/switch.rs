@@ -497,7 +497,7 @@ pub(super) fn tables(sim: &Simulator, t: f64) -> Vec<Table> {
                     *x += y;
                 }
                 if !sw.fifo {
-                    let so = &q.sojourn;
+                    let so = q.sojourn();
                     vrow.push((
                         sname.clone(),
                         i as u64,

@@ -123,7 +123,7 @@ pub struct Channel {
     pub bps: u64,
     pub delay: Time,
     pub loss: Loss,
-    /// The output queue that feeds this channel.
+    /// The output queue that feeds this channel: always `QueueId(c)` for channel c.
     pub queue: QueueId,
     /// The wire is busy until this time.
     pub busy_until: Time,

@@ -339,6 +339,9 @@ impl<'a> Simulator<'a> {
                 });
             }
         }
+        // Channel c is fed by queue c (a switch's input queues come after): the per-packet
+        // paths rely on it to find a queue without reading its channel first.
+        assert!((channels.iter().enumerate()).all(|(i, ch)| ch.queue.ix() == i));
         let end = s.simulation.duration.0;
         let mut sources = vec![];
         let mut flows = vec![];
@@ -637,7 +640,10 @@ impl<'a> Simulator<'a> {
     fn channel_arrive(&mut self, c: usize, pkt: u32) {
         let now = self.now;
         let ch = &mut self.channels[c];
-        let id = ch.queue;
+        // Not `ch.queue`: with the id known without the channel, the channel's line and the
+        // queue's load side by side instead of one after the other (both are cold at scale).
+        let id = QueueId(c as u32);
+        debug_assert_eq!(ch.queue, id);
         let q = &mut self.queues[id.ix()];
         let (idle, since) = ch.take_idle(now);
         if let Some(since) = since {
@@ -677,7 +683,8 @@ impl<'a> Simulator<'a> {
     fn start_tx(&mut self, c: usize) {
         let now = self.now;
         let mut dropped = std::mem::take(&mut self.scratch);
-        let q = self.channels[c].queue;
+        let q = QueueId(c as u32); // see `channel_arrive`
+        debug_assert_eq!(self.channels[c].queue, q);
         let next = self.queues[q.ix()].dequeue(&mut self.packets, now, &mut dropped);
         for d in dropped.drain(..) {
             self.drop_packet(d);

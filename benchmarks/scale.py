@@ -1,7 +1,7 @@
 """Scale: the REM-dumbbell shape at 100, 1 000 and 10 000 flows (issue 15's table).
 
-    .venv/bin/python benchmarks/scale.py [--sizes 100,1000,10000] [--mem-limit-gb 8]
-        [--sample-interval 100ms] [--json]
+    .venv/bin/python benchmarks/scale.py [--sizes 100,1000,10000] [--repeat 5]
+        [--mem-limit-gb 8] [--sample-interval 100ms] [--json]
 
 Per size, a fresh Python process (so that its peak RSS, read with os.wait4, is that size's
 alone) builds with aqmlab.scenario's builders: a host pair per flow, each source host on
@@ -25,6 +25,11 @@ into Python objects, `Results`), and outside the Rust core (the JSON text, the c
 into Python objects and `Results`: the cost of driving the engine from Python). Issue 15
 asks for "run() overhead outside the engine under 10%"; both readings are printed, the
 first the stricter.
+Each size runs --repeat times, in rounds (every size once per round, so that the machine's
+drift between minutes reaches every size alike); the table gives each figure's median over
+the repeats (peak RSS: the largest), the engine cost's range beside it, and the ratio of
+the median engine costs per packet to that of the smallest size. The 100-flow run lasts
+some 20 ms of engine time, and one run of it varies by ±30% on this machine.
 The child process runs under RLIMIT_AS = --mem-limit-gb (the machine has no swap): a
 size that needs more fails with a memory error instead of taking the machine down.
 """
@@ -35,6 +40,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -153,6 +159,22 @@ def measure(n: int, sample_interval: str, mem_limit_gb: float) -> dict:
     return out
 
 
+def summarise(runs: list[dict]) -> dict:
+    """One size's repeats as one row: medians (peak RSS: the largest; errors: the first)."""
+    errors = [r for r in runs if "error" in r]
+    if errors:
+        return errors[0]
+    out = dict(runs[0])
+    for k, v in runs[0].items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[k] = statistics.median(r[k] for r in runs)
+    out["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in runs)
+    cost = [r["engine_us_per_packet"] for r in runs]
+    out["engine_us_per_packet_range"] = (min(cost), max(cost))
+    out["repeats"] = len(runs)
+    return out
+
+
 def table(rows: list[dict]) -> str:
     lines = [
         "| flows | bottleneck | events per packet | engine µs per packet | ns per event "
@@ -168,17 +190,38 @@ def table(rows: list[dict]) -> str:
         rate = f"{bps / 1e9:g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:g} Mb/s"
         lines.append(
             f"| {r['flows']:,} | {rate} | {r['events_per_packet']:.1f} "
-            f"| {r['engine_us_per_packet']:.2f} | {r['ns_per_event']:.0f} "
+            f"| {r['engine_us_per_packet']:.2f}{spread(r)} | {r['ns_per_event']:.0f} "
             f"| {r['peak_rss_bytes'] / 1e6:,.0f} MB | {r['load_validate_build_s']:.2f} s "
             f"| {r['outside_engine_fraction']:.1%} of {r['run_call_s']:.3f} s "
             f"| {r['outside_core_fraction']:.1%} |"
         )
+    ok = [r for r in rows if "error" not in r]
+    if len(ok) > 1:
+        base = ok[0]
+        lines.append("")
+        for r in ok[1:]:
+            lines.append(
+                f"engine µs per packet at {r['flows']:,} flows / at {base['flows']:,} flows "
+                f"(medians of {r.get('repeats', 1)}): "
+                f"{r['engine_us_per_packet'] / base['engine_us_per_packet']:.2f}x"
+            )
     return "\n".join(lines).replace(",", " ")
+
+
+def spread(r: dict) -> str:
+    """The range of the engine cost over the repeats, when there were several."""
+    if r.get("repeats", 1) < 2:
+        return ""
+    lo, hi = r["engine_us_per_packet_range"]
+    return f" ({lo:.2f}-{hi:.2f})"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="100,1000,10000", help="flow counts, comma-separated")
+    ap.add_argument(
+        "--repeat", type=int, default=5, help="runs per size, in rounds; medians reported"
+    )
     ap.add_argument("--sample-interval", default="100ms")
     ap.add_argument("--mem-limit-gb", type=float, default=8.0, help="address-space cap per size")
     ap.add_argument("--json", action="store_true", help="also print each size's JSON line")
@@ -202,12 +245,16 @@ def main() -> None:
     if args.child is not None:
         child(args.child, args.sample_interval)
         return
-    rows = []
-    for n in (int(x) for x in args.sizes.split(",")):
-        rows.append(measure(n, args.sample_interval, args.mem_limit_gb))
-        if args.json:
-            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    print(table(rows))
+    if args.repeat < 1:
+        ap.error(f"--repeat: {args.repeat} is not a positive count of runs")
+    sizes = [int(x) for x in args.sizes.split(",")]
+    runs: dict[int, list[dict]] = {n: [] for n in sizes}
+    for _ in range(args.repeat):
+        for n in sizes:
+            runs[n].append(measure(n, args.sample_interval, args.mem_limit_gb))
+            if args.json:
+                print(json.dumps(runs[n][-1]), file=sys.stderr, flush=True)
+    print(table([summarise(runs[n]) for n in sizes]))
 
 
 if __name__ == "__main__":

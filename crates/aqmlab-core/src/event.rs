@@ -1,6 +1,6 @@
-//! The event queue: binary min-heaps (event/heap.rs) ordered by (time, sequence), so events
-//! at the same nanosecond run in the order they were scheduled (FIFO ties, as in ns-2 and
-//! ns-3).
+//! The event queue: four-ary min-heaps (event/heap.rs) ordered by (time, sequence), so
+//! events at the same nanosecond run in the order they were scheduled (FIFO ties, as in
+//! ns-2 and ns-3).
 //!
 //! Packets on a wire are most of the pending events (a 10 Gb/s link with 38 ms of delay
 //! carries ~47 000 of them), and a channel's arrivals come in the order they were
@@ -185,16 +185,12 @@ impl EventQueue {
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if let Some(t) = self.timers.peek() {
-            if self
-                .heap
-                .peek()
-                .is_none_or(|e| heap::rank(t) < heap::rank(e))
-            {
+        if let Some(t) = self.timers.peek_rank() {
+            if self.heap.peek_rank().is_none_or(|e| t < e) {
                 return self.timers.pop().map(|t| (t.time, t.event));
             }
         }
-        let e = *self.heap.peek()?;
+        let e = self.heap.peek()?;
         if e.key & LANED != 0 {
             let Event::Arrive { channel, .. } = e.event else {
                 unreachable!("only arrivals take a lane")
@@ -221,11 +217,11 @@ impl EventQueue {
 
     /// The next event to pop (to prefetch what it will touch).
     #[inline]
-    pub fn peek(&self) -> Option<&Event> {
+    pub fn peek(&self) -> Option<Event> {
         match (self.heap.peek(), self.timers.peek()) {
-            (Some(e), Some(t)) if heap::rank(t) < heap::rank(e) => Some(&t.event),
-            (Some(e), _) => Some(&e.event),
-            (None, t) => t.map(|t| &t.event),
+            (Some(e), Some(t)) if heap::rank(&t) < heap::rank(&e) => Some(t.event),
+            (Some(e), _) => Some(e.event),
+            (None, t) => t.map(|t| t.event),
         }
     }
 

@@ -20,6 +20,15 @@
 //! to back (packets still wait in its queue) or the lane already holds some; a bit per
 //! channel, which stays in cache, says which lanes do.
 //!
+//! A quiet wire's arrival is due a constant delay after the instant it is scheduled (its
+//! serialisation, the wire's delay), and that instant never goes back: so the arrivals of
+//! one such delay, over every wire, are scheduled in (time, sequence) order too, and wait
+//! in a *class lane* of that delay (up to `MAX_CLASSES` delays; others go to the heap). At
+//! 10 000 flows each host's access link carries its packets one at a time, and those
+//! 5 000 heap entries (a packet or ACK a millisecond out on each wire) become two class
+//! lanes: the heap a pop walks shrinks from some 5 000 entries to a few hundred, and the
+//! lanes are read in order (BENCHMARKS.md). The same argument keeps the order exact.
+//!
 //! Timers wait in a heap of their own. At 10 000 flows they were 22 000 of the 27 000
 //! entries of a single heap (the rest: quiet wires' arrivals and lanes' first arrivals),
 //! most of them a retransmission timeout ahead, at the bottom, where every pop's walk ends.
@@ -74,13 +83,21 @@ pub const NO_PACKET: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: Time,
-    /// The sequence number, shifted left one bit; the low bit is set for an arrival in its
-    /// channel's lane. Sequence numbers are unique, so the bit never decides an order.
+    /// The sequence number, shifted left `TAG_BITS`; the low bits say where the entry
+    /// waits: 0 in the heap alone, `LANED` in its channel's lane, `CLASS0 + j` in class
+    /// lane j. Sequence numbers are unique, so the tag never decides an order.
     key: u64,
     event: Event,
 }
 
+const TAG_BITS: u32 = 8;
+const TAG: u64 = (1 << TAG_BITS) - 1;
 const LANED: u64 = 1;
+const CLASS0: u64 = 2;
+
+/// Class lanes kept at most (see `EventQueue::class_of`); a quiet wire's arrival whose
+/// offset has none goes to the heap.
+const MAX_CLASSES: usize = 32;
 
 /// How far ahead in a lane to prefetch: 16 entries (512 bytes), some 16 pops of the lane,
 /// each of which is a packet's serialisation apart.
@@ -115,6 +132,12 @@ pub struct EventQueue {
     lanes: Vec<VecDeque<Entry>>,
     /// Bit c: channel c's lane is not empty.
     in_lane: Vec<u64>,
+    /// Quiet wires' arrivals by their delay after the instant they were scheduled
+    /// (`offsets[j]` for `classes[j]`), in order; the first of each is also in the heap.
+    offsets: Vec<Time>,
+    classes: Vec<VecDeque<Entry>>,
+    /// The time of the last event popped: the simulator's clock.
+    now: Time,
 }
 
 impl EventQueue {
@@ -126,7 +149,21 @@ impl EventQueue {
     fn next_key(&mut self) -> u64 {
         let seq = self.seq;
         self.seq += 1;
-        seq << 1
+        seq << TAG_BITS
+    }
+
+    /// The class lane of arrivals due `offset` after now, if there is or can be one.
+    #[inline]
+    fn class_of(&mut self, offset: Time) -> Option<usize> {
+        match self.offsets.iter().position(|&o| o == offset) {
+            Some(j) => Some(j),
+            None if self.offsets.len() < MAX_CLASSES => {
+                self.offsets.push(offset);
+                self.classes.push(VecDeque::new());
+                Some(self.offsets.len() - 1)
+            }
+            None => None,
+        }
     }
 
     /// Schedules `event` at `time`.
@@ -162,6 +199,23 @@ impl EventQueue {
         let (c, word, bit) = (channel as usize, channel as usize / 64, 1 << (channel % 64));
         let queued = self.in_lane.get(word).is_some_and(|w| w & bit != 0);
         if !(back_to_back || queued) {
+            // A quiet wire's arrival is due a constant delay after now (its serialisation
+            // and the wire's delay) and now never goes back: the arrivals of one delay,
+            // over every wire, come in (time, sequence) order, like a busy wire's.
+            if let Some(j) = self.class_of(time - self.now) {
+                let e = Entry {
+                    time,
+                    key: key | (CLASS0 + j as u64),
+                    event,
+                };
+                let lane = &mut self.classes[j];
+                debug_assert!(lane.back().is_none_or(|b| b.time <= time));
+                lane.push_back(e);
+                if lane.len() == 1 {
+                    self.heap.push(e);
+                }
+                return;
+            }
             self.heap.push(Entry { time, key, event });
             return;
         }
@@ -187,16 +241,23 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         if let Some(t) = self.timers.peek_rank() {
             if self.heap.peek_rank().is_none_or(|e| t < e) {
-                return self.timers.pop().map(|t| (t.time, t.event));
+                let t = self.timers.pop()?;
+                self.now = t.time;
+                return Some((t.time, t.event));
             }
         }
         let e = self.heap.peek()?;
-        if e.key & LANED != 0 {
+        self.now = e.time;
+        let tag = e.key & TAG;
+        if tag != 0 {
             let Event::Arrive { channel, .. } = e.event else {
                 unreachable!("only arrivals take a lane")
             };
             let c = channel as usize;
-            let lane = &mut self.lanes[c];
+            let lane = match tag {
+                LANED => &mut self.lanes[c],
+                _ => &mut self.classes[(tag - CLASS0) as usize],
+            };
             lane.pop_front();
             // A busy lane is a long ring (a 10 Gb/s wire holds ~25 000 arrivals), read in
             // order but last written a wire's delay ago, among misses elsewhere that hide the
@@ -209,7 +270,9 @@ impl EventQueue {
                 self.heap.replace_top(next);
                 return Some((e.time, e.event));
             }
-            self.in_lane[c / 64] &= !(1 << (c % 64));
+            if tag == LANED {
+                self.in_lane[c / 64] &= !(1 << (c % 64));
+            }
         }
         self.heap.pop();
         Some((e.time, e.event))
@@ -233,9 +296,7 @@ impl EventQueue {
 
     /// Counts pending events matching `f` (for end-of-run census; O(n)).
     pub fn count(&self, f: impl Fn(&Event) -> bool) -> usize {
-        let lanes: usize = self
-            .lanes
-            .iter()
+        let lanes: usize = (self.lanes.iter().chain(&self.classes))
             .flat_map(|l| l.iter().skip(1))
             .filter(|e| f(&e.event))
             .count();
@@ -246,9 +307,7 @@ impl EventQueue {
     pub fn len(&self) -> usize {
         self.heap.len()
             + self.timers.len()
-            + self
-                .lanes
-                .iter()
+            + (self.lanes.iter().chain(&self.classes))
                 .map(|l| l.len().saturating_sub(1))
                 .sum::<usize>()
     }
@@ -393,7 +452,7 @@ mod tests {
                     }
                     _ => q.schedule(time, event),
                 }
-                oracle.push(Entry { time, key: seq << 1, event });
+                oracle.push(Entry { time, key: seq << TAG_BITS, event });
                 seq += 1;
                 proptest::prop_assert_eq!(q.len(), oracle.len());
             }

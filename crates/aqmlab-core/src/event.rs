@@ -463,6 +463,31 @@ mod tests {
         }
     }
 
+    /// Quiet wires' arrivals of two delays (a packet's and an ACK's serialisation plus the
+    /// wire's) over a thousand wires: two class lanes, two heap entries, popped in order.
+    #[test]
+    fn quiet_wires_share_a_lane_per_delay() {
+        let mut q = EventQueue::new();
+        let mut want = vec![];
+        for c in 0..1000u32 {
+            let delay = if c % 3 == 0 { 1_000_320 } else { 1_008_000 };
+            q.schedule_arrival(q.now + delay, 0, c, c, false);
+            want.push((q.now + delay, c));
+            if c % 10 == 9 {
+                let (t, _) = q.pop().unwrap();
+                want.sort_unstable();
+                assert_eq!(t, want.remove(0).0);
+            }
+        }
+        assert_eq!((q.heap.len(), q.classes.len()), (2, 2));
+        want.sort_unstable();
+        for (t, c) in want {
+            let got = q.pop().unwrap();
+            assert_eq!(got.0, t);
+            assert!(matches!(got.1, Event::Arrive { channel, .. } if channel == c));
+        }
+    }
+
     #[test]
     fn cancelled_timer_is_skipped_and_its_slot_reused() {
         let mut q = EventQueue::new();

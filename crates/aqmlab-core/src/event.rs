@@ -3,31 +3,23 @@
 //! ns-2 and ns-3).
 //!
 //! Packets on a wire are most of the pending events (a 10 Gb/s link with 38 ms of delay
-//! carries ~47 000 of them), and a channel's arrivals come in the order they were
-//! scheduled: it serialises one packet after another and adds a constant delay. So a busy
-//! channel keeps its pending `Arrive` events in a FIFO *lane*, and only the lane's first
-//! event is in the heap, with the sequence number it was given when scheduled. The heap
-//! shrinks to the timers, sources, quiet channels' arrivals and busy lanes, and the order
-//! of events is exactly the one a heap of every event gives: a lane's events are in (time,
-//! sequence) order, so its first is the earliest of them, and popping it exposes the next
-//! with its own key.
+//! carries ~47 000 of them). A packet's arrival is scheduled when its transmission starts,
+//! due a constant delay later (its serialisation and the wire's delay), and the instant
+//! it is scheduled, now, never goes back: so the arrivals of one such delay, over every
+//! wire, are scheduled in (time, sequence) order. They wait in a FIFO *class lane* of
+//! that delay, and only the lane's first is in the heap, with the sequence number it was
+//! given when scheduled. The order of events is exactly the one a heap of every event
+//! gives: a lane's events are in (time, sequence) order, so its first is the earliest of
+//! them, and popping it exposes the next with its own key. A run has a few such delays
+//! (packet sizes × link rates and delays): at 10 000 flows the ~5 000 packets and ACKs
+//! out on access links, which were heap entries, wait in two lanes, and the heap a pop
+//! walks holds a few hundred entries (BENCHMARKS.md).
 //!
-//! Which arrivals take a lane changes speed, never order (any mix is exact: an arrival
-//! outside the lane is an ordinary heap entry). A lane costs cache lines of its own (its
-//! header and its buffer), which pays where packets follow each other on the wire and not
-//! on a quiet wire, such as each host's access link among thousands, whose packets would
-//! reach a lane of one. So an arrival takes its channel's lane when the channel sends back
-//! to back (packets still wait in its queue) or the lane already holds some; a bit per
-//! channel, which stays in cache, says which lanes do.
-//!
-//! A quiet wire's arrival is due a constant delay after the instant it is scheduled (its
-//! serialisation, the wire's delay), and that instant never goes back: so the arrivals of
-//! one such delay, over every wire, are scheduled in (time, sequence) order too, and wait
-//! in a *class lane* of that delay (up to `MAX_CLASSES` delays; others go to the heap). At
-//! 10 000 flows each host's access link carries its packets one at a time, and those
-//! 5 000 heap entries (a packet or ACK a millisecond out on each wire) become two class
-//! lanes: the heap a pop walks shrinks from some 5 000 entries to a few hundred, and the
-//! lanes are read in order (BENCHMARKS.md). The same argument keeps the order exact.
+//! Beyond `MAX_CLASSES` delays, an arrival takes its channel's own lane when the channel
+//! sends back to back (packets still wait in its queue) or that lane already holds some
+//! (a channel's arrivals are in order too); a bit per channel, which stays in cache, says
+//! which lanes do; other arrivals are ordinary heap entries. Which arrivals take which lane
+//! changes speed, never order (any mix is exact).
 //!
 //! Timers wait in a heap of their own. At 10 000 flows they were 22 000 of the 27 000
 //! entries of a single heap (the rest: quiet wires' arrivals and lanes' first arrivals),
@@ -95,8 +87,8 @@ const TAG: u64 = (1 << TAG_BITS) - 1;
 const LANED: u64 = 1;
 const CLASS0: u64 = 2;
 
-/// Class lanes kept at most (see `EventQueue::class_of`); a quiet wire's arrival whose
-/// offset has none goes to the heap.
+/// Class lanes kept at most (see `EventQueue::class_of`); an arrival whose delay has none
+/// goes to its channel's lane or the heap.
 const MAX_CLASSES: usize = 32;
 
 /// How far ahead in a lane to prefetch: 16 entries (512 bytes), some 16 pops of the lane,
@@ -132,8 +124,8 @@ pub struct EventQueue {
     lanes: Vec<VecDeque<Entry>>,
     /// Bit c: channel c's lane is not empty.
     in_lane: Vec<u64>,
-    /// Quiet wires' arrivals by their delay after the instant they were scheduled
-    /// (`offsets[j]` for `classes[j]`), in order; the first of each is also in the heap.
+    /// Arrivals by their delay after the instant they were scheduled (`offsets[j]` for
+    /// `classes[j]`), in order; the first of each is also in the heap.
     offsets: Vec<Time>,
     classes: Vec<VecDeque<Entry>>,
     /// The time of the last event popped: the simulator's clock.
@@ -196,26 +188,26 @@ impl EventQueue {
             channel,
             packet,
         };
+        // An arrival is due a constant delay after now (the packet's serialisation, which
+        // starts as it is scheduled, and the wire's delay), and now never goes back: the
+        // arrivals of one such delay, over every wire, come in (time, sequence) order.
+        if let Some(j) = self.class_of(time - self.now) {
+            let e = Entry {
+                time,
+                key: key | (CLASS0 + j as u64),
+                event,
+            };
+            let lane = &mut self.classes[j];
+            debug_assert!(lane.back().is_none_or(|b| b.time <= time));
+            lane.push_back(e);
+            if lane.len() == 1 {
+                self.heap.push(e);
+            }
+            return;
+        }
         let (c, word, bit) = (channel as usize, channel as usize / 64, 1 << (channel % 64));
         let queued = self.in_lane.get(word).is_some_and(|w| w & bit != 0);
         if !(back_to_back || queued) {
-            // A quiet wire's arrival is due a constant delay after now (its serialisation
-            // and the wire's delay) and now never goes back: the arrivals of one delay,
-            // over every wire, come in (time, sequence) order, like a busy wire's.
-            if let Some(j) = self.class_of(time - self.now) {
-                let e = Entry {
-                    time,
-                    key: key | (CLASS0 + j as u64),
-                    event,
-                };
-                let lane = &mut self.classes[j];
-                debug_assert!(lane.back().is_none_or(|b| b.time <= time));
-                lane.push_back(e);
-                if lane.len() == 1 {
-                    self.heap.push(e);
-                }
-                return;
-            }
             self.heap.push(Entry { time, key, event });
             return;
         }

@@ -1,4 +1,4 @@
-//! The event queue: four-ary min-heaps (event/heap.rs) ordered by (time, sequence), so
+//! The event queue: binary min-heaps (event/heap.rs) ordered by (time, sequence), so
 //! events at the same nanosecond run in the order they were scheduled (FIFO ties, as in
 //! ns-2 and ns-3).
 //!

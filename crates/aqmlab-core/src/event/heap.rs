@@ -1,36 +1,28 @@
-//! The event set's min-heap: four-ary (Johnson 1975), its keys apart from its events and
-//! each node's children in one cache line (LaMarca and Ladner 1996), with Floyd's pop
-//! (Knuth TAOCP vol. 3, 5.2.3 ex. 18), in place of `std`'s `BinaryHeap`.
+//! The event set's binary min-heap (Williams 1964; Floyd's pop, Knuth TAOCP vol. 3, 5.2.3
+//! ex. 18), in place of `std`'s `BinaryHeap`, for large pending sets.
 //!
-//! At 10 000 flows some 5 000 lane heads and other events wait in the main heap (and
-//! 22 000 timers in theirs). A pop walks the hole from the root to the bottom, and each
-//! level's loads wait for the comparison of the level above: with a binary heap of 32-byte
-//! entries that chain was a fifth of the 10 000-flow run (`perf annotate`, issue 15). Here
-//! the (time, sequence) keys are one `u128` each, in an array of their own where node i's
-//! four children fill one 64-byte line (node i at slot i + 3, so children 4i+1..4i+4 sit
-//! at slots 4(i+1)..4(i+1)+3): a level is one line and three comparisons, the tree is half
-//! as deep, and on a large heap each level asks for the four lines of the next before it
-//! compares. The events (16 bytes) move in a parallel array, off the comparison chain.
+//! At 10 000 flows some 10^5 events were pending in one heap before the lanes and the
+//! timers' heap took most of them away: 3 MB of entries, out of L2. A pop walks the hole
+//! from the root to the bottom, and each level's load waits for the comparison of the
+//! level above: `perf annotate` put a quarter of the 10 000-flow run on that chain with
+//! `std`'s heap (issue 15). Here, on a heap larger than
+//! `PREFETCH_FROM`, each level asks for the grandchildren's cache lines before comparing
+//! the children (whichever child wins, its children are among the four entries after index
+//! 2c), and the (time, sequence) key is compared as one 128-bit number. On a small heap, in
+//! cache, it runs fewer instructions than `std`'s (callgrind, BENCHMARKS.md). A four-ary
+//! heap with its keys apart, a node's children in one line, was faster while the heap held
+//! thousands of entries, and 6% more instructions and a few % slower at every size once
+//! the class lanes left it a few hundred (BENCHMARKS.md).
 //!
 //! Any correct min-heap of distinct keys pops them in the same order, so the engine's
 //! (time, sequence) order does not depend on which heap holds it.
 
-use super::{Entry, Event};
+use super::Entry;
 use crate::mem::prefetch;
-
-/// Four keys: the children of one node.
-#[derive(Clone, Copy, Default)]
-#[repr(C, align(64))]
-struct Line([u128; 4]);
-
-/// Slot of node i in the key array (see the module doc).
-const SHIFT: usize = 3;
 
 #[derive(Default)]
 pub(super) struct Heap {
-    /// Node i's key at slot i + SHIFT of these lines, read as one `u128` array.
-    keys: Vec<Line>,
-    events: Vec<Event>,
+    v: Vec<Entry>,
 }
 
 /// An entry's place in the order: time, then sequence (keys are unique). One 128-bit
@@ -40,94 +32,60 @@ pub(super) fn rank(e: &Entry) -> u128 {
     (e.time as u128) << 64 | e.key as u128
 }
 
-#[inline(always)]
-fn entry(k: u128, event: Event) -> Entry {
-    Entry {
-        time: (k >> 64) as u64,
-        key: k as u64,
-        event,
-    }
-}
-
-/// From this many entries (a 64 KB key array, beyond L1) each level prefetches the next:
-/// below it the heap stays in cache and the prefetches cost more instructions than they
-/// hide.
-const PREFETCH_FROM: usize = 4096;
+/// Below this many entries (64 KB) the heap stays in L1/L2 and prefetching costs more
+/// instructions than it hides.
+const PREFETCH_FROM: usize = 2048;
 
 impl Heap {
     #[inline]
     pub fn len(&self) -> usize {
-        self.events.len()
+        self.v.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
-
-    #[inline(always)]
-    fn k(&self) -> *mut u128 {
-        // SAFETY (for every use): `Line` is `repr(C)` over `[u128; 4]`, so the lines are
-        // one contiguous `u128` array of 4 · keys.len() slots.
-        self.keys.as_ptr() as *mut u128
+        self.v.is_empty()
     }
 
     #[inline]
     pub fn peek(&self) -> Option<Entry> {
-        let e = *self.events.first()?;
-        // SAFETY: the heap is not empty, so slot SHIFT holds the root's key.
-        Some(entry(unsafe { *self.k().add(SHIFT) }, e))
+        self.v.first().copied()
     }
 
     /// The root's key alone.
     #[inline]
     pub fn peek_rank(&self) -> Option<u128> {
-        // SAFETY: slot SHIFT holds the root's key when the heap is not empty.
-        (!self.is_empty()).then(|| unsafe { *self.k().add(SHIFT) })
+        self.v.first().map(rank)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = Entry> + '_ {
-        // SAFETY: node i < len has its key at slot i + SHIFT.
-        (self.events.iter().enumerate())
-            .map(|(i, &e)| entry(unsafe { *self.k().add(i + SHIFT) }, e))
+        self.v.iter().copied()
     }
 
     #[inline]
     pub fn push(&mut self, x: Entry) {
-        let mut i = self.events.len();
-        if (i + SHIFT) / 4 >= self.keys.len() {
-            self.keys.push(Line::default());
-        }
-        self.events.push(x.event);
+        let mut i = self.v.len();
+        self.v.push(x);
         let xk = rank(&x);
-        let (k, ev) = (self.k(), self.events.as_mut_ptr());
-        // SAFETY: i < len after the push, its slot i + SHIFT is within the lines just
-        // ensured, and every parent index (i - 1) / 4 < i.
+        let v = self.v.as_mut_ptr();
+        // SAFETY: i < len after the push, and every parent index (i - 1) / 2 < i.
         unsafe {
             while i > 0 {
-                let p = (i - 1) / 4;
-                let pk = *k.add(p + SHIFT);
-                if xk >= pk {
+                let p = (i - 1) / 2;
+                if xk >= rank(&*v.add(p)) {
                     break;
                 }
-                *k.add(i + SHIFT) = pk;
-                *ev.add(i) = *ev.add(p);
+                *v.add(i) = *v.add(p);
                 i = p;
             }
-            *k.add(i + SHIFT) = xk;
-            *ev.add(i) = x.event;
+            *v.add(i) = x;
         }
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<Entry> {
-        let n = self.events.len();
-        let last = entry(
-            // SAFETY: read only when the heap is not empty: node n - 1 exists.
-            unsafe { *self.k().add((n.checked_sub(1)?) + SHIFT) },
-            self.events.pop()?,
-        );
-        if self.events.is_empty() {
+        let last = self.v.pop()?;
+        if self.v.is_empty() {
             return Some(last);
         }
         Some(self.replace_top(last))
@@ -137,69 +95,47 @@ impl Heap {
     /// a push).
     #[inline]
     pub fn replace_top(&mut self, x: Entry) -> Entry {
-        let n = self.events.len();
+        let n = self.v.len();
         assert!(n > 0, "replace_top on an empty heap");
         let xk = rank(&x);
         let prefetching = n >= PREFETCH_FROM;
-        let (k, ev) = (self.k(), self.events.as_mut_ptr());
-        let slots = 4 * self.keys.len();
-        // SAFETY: every node read or written is below n (a full group c..c + 4 is read only
-        // when c + 3 < n, a partial one up to n - 1), its key slot below 4 · keys.len()
-        // (push keeps a line for slot n - 1 + SHIFT); the lines prefetched end at slot
-        // 4(c + 4) + SHIFT at most, checked against the slots allocated.
+        let v = self.v.as_mut_ptr();
+        // SAFETY: every index read or written is checked against n first (c + 1 < n before
+        // reading c and c + 1, g + 3 < n before prefetching g..g + 3; i is 0 or a former c,
+        // and a parent index is below its child's).
         unsafe {
-            let top = entry(*k.add(SHIFT), *ev);
-            // Floyd: the hole goes to the bottom along the smallest children, then `x` rises
-            // from there (it came from the bottom or from a lane's next arrival, so it rarely
-            // rises far).
+            let top = *v;
+            // Floyd: the hole goes to the bottom along the smaller children (one comparison
+            // per level), then `x` rises from there (it came from the bottom or from a lane's
+            // next arrival, so it rarely rises far).
             let mut i = 0;
-            loop {
-                let c = 4 * i + 1;
-                if c + 3 < n {
-                    if prefetching && 4 * (c + 4) + SHIFT <= slots {
-                        // Whichever child wins, its children are the line at slot
-                        // 4(c + j + 1) for its j: ask for all four.
-                        let g = k.add(4 * (c + 1) + SHIFT);
-                        prefetch(&*g);
-                        prefetch(&*g.add(4));
-                        prefetch(&*g.add(8));
-                        prefetch(&*g.add(12));
-                    }
-                    let s = k.add(c + SHIFT);
-                    let (a, b, d, e) = (*s, *s.add(1), *s.add(2), *s.add(3));
-                    let (ab, iab) = if b < a { (b, 1) } else { (a, 0) };
-                    let (de, ide) = if e < d { (e, 3) } else { (d, 2) };
-                    let (m, j) = if de < ab { (de, ide) } else { (ab, iab) };
-                    *k.add(i + SHIFT) = m;
-                    *ev.add(i) = *ev.add(c + j);
-                    i = c + j;
-                } else {
-                    if c < n {
-                        let mut j = c;
-                        for t in c + 1..n {
-                            if *k.add(t + SHIFT) < *k.add(j + SHIFT) {
-                                j = t;
-                            }
-                        }
-                        *k.add(i + SHIFT) = *k.add(j + SHIFT);
-                        *ev.add(i) = *ev.add(j);
-                        i = j;
-                    }
-                    break;
+            let mut c = 1;
+            while c + 1 < n {
+                let g = 2 * c + 1;
+                if prefetching && g + 3 < n {
+                    // The four grandchildren span 128 bytes, three lines when not aligned.
+                    prefetch(&*v.add(g));
+                    prefetch(&*v.add(g + 2));
+                    prefetch(&*v.add(g + 3));
                 }
+                c += (rank(&*v.add(c + 1)) < rank(&*v.add(c))) as usize;
+                *v.add(i) = *v.add(c);
+                i = c;
+                c = 2 * i + 1;
+            }
+            if c < n {
+                *v.add(i) = *v.add(c);
+                i = c;
             }
             while i > 0 {
-                let p = (i - 1) / 4;
-                let pk = *k.add(p + SHIFT);
-                if xk >= pk {
+                let p = (i - 1) / 2;
+                if xk >= rank(&*v.add(p)) {
                     break;
                 }
-                *k.add(i + SHIFT) = pk;
-                *ev.add(i) = *ev.add(p);
+                *v.add(i) = *v.add(p);
                 i = p;
             }
-            *k.add(i + SHIFT) = xk;
-            *ev.add(i) = x.event;
+            *v.add(i) = x;
             top
         }
     }

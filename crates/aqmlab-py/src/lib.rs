@@ -10,7 +10,7 @@ use aqmlab_core::sim::{self, RunResults, SimError};
 use aqmlab_core::table::{Column, Table};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -150,8 +150,83 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     (out, t0.elapsed().as_secs_f64())
 }
 
-fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
-    let (s, parse) = timed(|| scenario::parse(text));
+/// What a run reads: scenario text, or the document of a Python dict read straight from
+/// its objects (`py_table`).
+enum Input {
+    Text(String),
+    Document(toml::Table),
+}
+
+/// A run of a document that does not read as a scenario: the caller runs the dict's text
+/// instead, whose reading names the problem.
+struct NotDirect;
+
+/// Deeper nesting than any scenario has: a dict that contains itself ends here, as the JSON
+/// encoder's recursion does, and goes the text's way.
+const MAX_DEPTH: usize = 32;
+
+/// The document of a scenario dict, read from its Python objects with no JSON text between:
+/// at 100 flows, `json.dumps` in Python and reading its text were ~0.7 ms of the ~2.5 ms a
+/// run spends outside its event loop. `None` for anything the JSON text would not carry as
+/// it is (a key not a string, a non-finite float, an integer beyond 64 signed bits, `None`
+/// in a list, a numpy scalar, a dict nested past `MAX_DEPTH`): such a dict goes the text's
+/// way (`aqmlab.scenario.engine_text`), so its reading and messages are the text's.
+/// A `None` member is left out, as JSON's `null` is.
+fn py_table(d: &Bound<'_, PyDict>, depth: usize) -> Option<toml::Table> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut t = toml::Table::new();
+    for (k, v) in d.iter() {
+        let k = k.cast::<PyString>().ok()?.to_cow().ok()?;
+        if !v.is_none() {
+            t.insert(k.into_owned(), py_value(&v, depth)?);
+        }
+    }
+    Some(t)
+}
+
+fn py_value(v: &Bound<'_, PyAny>, depth: usize) -> Option<toml::Value> {
+    use toml::Value as T;
+    let items = |it: &mut dyn Iterator<Item = Bound<'_, PyAny>>| -> Option<toml::Value> {
+        let items = it.map(|x| py_value(&x, depth + 1)).collect::<Option<_>>()?;
+        Some(T::Array(items))
+    };
+    // bool before int: Python's bool is an int.
+    if let Ok(x) = v.cast::<PyString>() {
+        Some(T::String(x.to_cow().ok()?.into_owned()))
+    } else if let Ok(x) = v.cast::<PyBool>() {
+        Some(T::Boolean(x.is_true()))
+    } else if let Ok(x) = v.cast::<PyInt>() {
+        x.extract::<i64>().ok().map(T::Integer)
+    } else if let Ok(x) = v.cast::<PyFloat>() {
+        let x = x.value();
+        x.is_finite().then_some(T::Float(x))
+    } else if let Ok(x) = v.cast::<PyDict>() {
+        py_table(x, depth + 1).map(T::Table)
+    } else if let Ok(x) = v.cast::<PyList>() {
+        items(&mut x.iter())
+    } else if let Ok(x) = v.cast::<PyTuple>() {
+        items(&mut x.iter())
+    } else {
+        // `None` (inside a list) and every other type.
+        None
+    }
+}
+
+fn simulate(input: Input, progress: Option<Arc<AtomicU64>>) -> Result<RunOutput, NotDirect> {
+    let (s, parse) = timed(|| match input {
+        Input::Text(text) => Some(scenario::parse(&text)),
+        Input::Document(doc) => scenario::parse_document(doc).map(Ok),
+    });
+    Ok(run_parsed(s.ok_or(NotDirect)?, parse, progress))
+}
+
+fn run_parsed(
+    s: Result<scenario::Scenario, ScenarioErrors>,
+    parse: f64,
+    progress: Option<Arc<AtomicU64>>,
+) -> RunOutput {
     let s = s.map_err(SimError::from)?;
     let (checked, validate) = timed(|| s.validate());
     let checked = checked?;
@@ -171,27 +246,35 @@ fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
     Ok((s, r, timing))
 }
 
-/// Runs a scenario given as TOML text; returns a dict: `tables` (every result table, see
-/// `tables_to_python`), the run's counts, the scenario (`CanonicalScenario`) and the engine
-/// version.
+/// Runs a scenario given as TOML or JSON text, or as a dict; returns a dict: `tables`
+/// (every result table, see `tables_to_python`), the run's counts, the scenario
+/// (`CanonicalScenario`) and the engine version. A dict this cannot read straight from its
+/// objects (`py_table`), or whose document does not read as a scenario, returns `None`:
+/// run its text instead (`aqmlab.runner.run` does).
 /// With `progress`, the run happens on a separate thread and `progress(simulated_seconds)`
 /// is called about five times a second from this one (errors in the callback stop the
 /// calls, not the run).
 #[pyfunction]
-#[pyo3(signature = (text, progress=None))]
+#[pyo3(signature = (scenario, progress=None))]
 fn run<'py>(
     py: Python<'py>,
-    text: &str,
+    scenario: &Bound<'py, PyAny>,
     progress: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let text = text.to_owned();
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let input = match scenario.cast::<PyDict>() {
+        Ok(d) => match py_table(d, 0) {
+            Some(doc) => Input::Document(doc),
+            None => return Ok(None),
+        },
+        Err(_) => Input::Text(scenario.extract::<String>()?),
+    };
     let out = match progress {
-        None => py.detach(move || catch_unwind(AssertUnwindSafe(|| simulate(&text, None)))),
+        None => py.detach(move || catch_unwind(AssertUnwindSafe(|| simulate(input, None)))),
         Some(callback) => {
             let cell = Arc::new(AtomicU64::new(0));
             let shared = Arc::clone(&cell);
             let worker = std::thread::spawn(move || {
-                catch_unwind(AssertUnwindSafe(|| simulate(&text, Some(shared))))
+                catch_unwind(AssertUnwindSafe(|| simulate(input, Some(shared))))
             });
             let mut report = true;
             while !worker.is_finished() {
@@ -205,9 +288,12 @@ fn run<'py>(
         }
     };
     match out {
-        Ok(Ok((s, r, timing))) => to_python(py, s, r, timing),
-        Ok(Err(SimError::Scenario(e))) => Err(scenario_err(py, &e)),
-        Ok(Err(e @ SimError::Conservation(_))) => Err(ConservationError::new_err(e.to_string())),
+        Ok(Err(NotDirect)) => Ok(None),
+        Ok(Ok(Ok((s, r, timing)))) => to_python(py, s, r, timing).map(Some),
+        Ok(Ok(Err(SimError::Scenario(e)))) => Err(scenario_err(py, &e)),
+        Ok(Ok(Err(e @ SimError::Conservation(_)))) => {
+            Err(ConservationError::new_err(e.to_string()))
+        }
         Err(p) => Err(panic_err(p)),
     }
 }

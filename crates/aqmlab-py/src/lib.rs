@@ -133,6 +133,7 @@ type RunOutput = Result<(scenario::Scenario, RunResults, Timing), SimError>;
 /// Wall seconds of each phase of a run, measured here: the engine reads no clock.
 #[derive(Default)]
 struct Timing {
+    /// Reading the text, or a dict's objects (`py_table`), into the scenario.
     parse: f64,
     validate: f64,
     build: f64,
@@ -154,7 +155,8 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
 /// its objects (`py_table`).
 enum Input {
     Text(String),
-    Document(toml::Table),
+    /// The document and the seconds `py_table` took to read it.
+    Document(toml::Table, f64),
 }
 
 /// A run of a document that does not read as a scenario: the caller runs the dict's text
@@ -216,10 +218,11 @@ fn py_value(v: &Bound<'_, PyAny>, depth: usize) -> Option<toml::Value> {
 
 fn simulate(input: Input, progress: Option<Arc<AtomicU64>>) -> Result<RunOutput, NotDirect> {
     let (s, parse) = timed(|| match input {
-        Input::Text(text) => Some(scenario::parse(&text)),
-        Input::Document(doc) => scenario::parse_document(doc).map(Ok),
+        Input::Text(text) => Some((scenario::parse(&text), 0.0)),
+        Input::Document(doc, read) => scenario::parse_document(doc).map(|s| (Ok(s), read)),
     });
-    Ok(run_parsed(s.ok_or(NotDirect)?, parse, progress))
+    let (s, read) = s.ok_or(NotDirect)?;
+    Ok(run_parsed(s, read + parse, progress))
 }
 
 fn run_parsed(
@@ -262,9 +265,9 @@ fn run<'py>(
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
     let input = match scenario.cast::<PyDict>() {
-        Ok(d) => match py_table(d, 0) {
-            Some(doc) => Input::Document(doc),
-            None => return Ok(None),
+        Ok(d) => match timed(|| py_table(d, 0)) {
+            (Some(doc), read) => Input::Document(doc, read),
+            (None, _) => return Ok(None),
         },
         Err(_) => Input::Text(scenario.extract::<String>()?),
     };

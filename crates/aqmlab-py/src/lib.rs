@@ -174,45 +174,76 @@ const MAX_DEPTH: usize = 32;
 /// in a list, a numpy scalar, a dict nested past `MAX_DEPTH`): such a dict goes the text's
 /// way (`aqmlab.scenario.engine_text`), so its reading and messages are the text's.
 /// A `None` member is left out, as JSON's `null` is.
-fn py_table(d: &Bound<'_, PyDict>, depth: usize) -> Option<toml::Table> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    let mut t = toml::Table::new();
-    for (k, v) in d.iter() {
-        let k = k.cast::<PyString>().ok()?.to_cow().ok()?;
-        if !v.is_none() {
-            t.insert(k.into_owned(), py_value(&v, depth)?);
-        }
-    }
-    Some(t)
+fn py_table(d: &Bound<'_, PyDict>) -> Option<toml::Table> {
+    Reader::default().table(d, 0)
 }
 
-fn py_value(v: &Bound<'_, PyAny>, depth: usize) -> Option<toml::Value> {
-    use toml::Value as T;
-    let items = |it: &mut dyn Iterator<Item = Bound<'_, PyAny>>| -> Option<toml::Value> {
-        let items = it.map(|x| py_value(&x, depth + 1)).collect::<Option<_>>()?;
-        Some(T::Array(items))
-    };
-    // bool before int: Python's bool is an int.
-    if let Ok(x) = v.cast::<PyString>() {
-        Some(T::String(x.to_cow().ok()?.into_owned()))
-    } else if let Ok(x) = v.cast::<PyBool>() {
-        Some(T::Boolean(x.is_true()))
-    } else if let Ok(x) = v.cast::<PyInt>() {
-        x.extract::<i64>().ok().map(T::Integer)
-    } else if let Ok(x) = v.cast::<PyFloat>() {
-        let x = x.value();
-        x.is_finite().then_some(T::Float(x))
-    } else if let Ok(x) = v.cast::<PyDict>() {
-        py_table(x, depth + 1).map(T::Table)
-    } else if let Ok(x) = v.cast::<PyList>() {
-        items(&mut x.iter())
-    } else if let Ok(x) = v.cast::<PyTuple>() {
-        items(&mut x.iter())
-    } else {
-        // `None` (inside a list) and every other type.
-        None
+/// Reads a dict's objects (`py_table`). Under the stable ABI of Python 3.9 a string's text
+/// is copied out through a new bytes object; the builders repeat the same key and value
+/// objects (`"name"`, `"1ms"`, ...) thousands of times, so each object's text is read once.
+/// Objects are told apart by address: every one stays alive in its container while it is read.
+#[derive(Default)]
+struct Reader {
+    text: std::collections::HashMap<usize, String>,
+}
+
+impl Reader {
+    fn string(&mut self, x: &Bound<'_, PyString>) -> Option<String> {
+        match self.text.entry(x.as_ptr() as usize) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(e.get().clone()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                Some(e.insert(x.to_cow().ok()?.into_owned()).clone())
+            }
+        }
+    }
+
+    fn table(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Option<toml::Table> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let mut t = toml::Table::new();
+        for (k, v) in d.iter() {
+            let k = self.string(k.cast::<PyString>().ok()?)?;
+            if !v.is_none() {
+                t.insert(k, self.value(&v, depth)?);
+            }
+        }
+        Some(t)
+    }
+
+    fn value(&mut self, v: &Bound<'_, PyAny>, depth: usize) -> Option<toml::Value> {
+        use toml::Value as T;
+        // bool before int: Python's bool is an int.
+        if let Ok(x) = v.cast::<PyString>() {
+            self.string(x).map(T::String)
+        } else if let Ok(x) = v.cast::<PyBool>() {
+            Some(T::Boolean(x.is_true()))
+        } else if let Ok(x) = v.cast::<PyInt>() {
+            x.extract::<i64>().ok().map(T::Integer)
+        } else if let Ok(x) = v.cast::<PyFloat>() {
+            let x = x.value();
+            x.is_finite().then_some(T::Float(x))
+        } else if let Ok(x) = v.cast::<PyDict>() {
+            self.table(x, depth + 1).map(T::Table)
+        } else if let Ok(x) = v.cast::<PyList>() {
+            self.items(x.iter(), depth)
+        } else if let Ok(x) = v.cast::<PyTuple>() {
+            self.items(x.iter(), depth)
+        } else {
+            // `None` (inside a list) and every other type.
+            None
+        }
+    }
+
+    fn items<'py>(
+        &mut self,
+        it: impl Iterator<Item = Bound<'py, PyAny>>,
+        depth: usize,
+    ) -> Option<toml::Value> {
+        let items = it
+            .map(|x| self.value(&x, depth + 1))
+            .collect::<Option<_>>()?;
+        Some(toml::Value::Array(items))
     }
 }
 
@@ -265,7 +296,7 @@ fn run<'py>(
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
     let input = match scenario.cast::<PyDict>() {
-        Ok(d) => match timed(|| py_table(d, 0)) {
+        Ok(d) => match timed(|| py_table(d)) {
             (Some(doc), read) => Input::Document(doc, read),
             (None, _) => return Ok(None),
         },

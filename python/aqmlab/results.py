@@ -89,8 +89,7 @@ class Results:
             the end of the run, ...), by name.
         timing: wall seconds of the run's phases in the engine's binding (``parse_s``,
             ``validate_s``, ``build_s``, ``run_s`` = the event loop and end-of-run
-            summaries, ``canonical_s`` = the canonical scenario text, ``tables_s``,
-            ``convert_s`` = the tables into Python objects); not
+            summaries, ``tables_s``, ``convert_s`` = the tables into Python objects); not
             part of ``summary()``, which stays identical for identical runs.
     """
 
@@ -110,7 +109,8 @@ class Results:
         self.measured_s: float = raw["measured_s"]
         self.warmup_s: float = raw["warmup_s"]
         self.engine_version: str = raw["engine_version"]
-        self.scenario_toml: str = raw["scenario"]
+        # The canonical text is written by the engine on first use (``scenario_toml``).
+        self._scenario = raw["scenario"]
         self.timing: dict[str, float] = dict(raw.get("timing", {}))
 
     def __getattr__(self, name: str) -> pd.DataFrame:
@@ -129,6 +129,13 @@ class Results:
         return {
             n: df for n, df in self.tables.items() if n == "timeseries" or n.endswith("_timeseries")
         }
+
+    @property
+    def scenario_toml(self) -> str:
+        """The canonical scenario that ran, as TOML text."""
+        if not isinstance(self._scenario, str):
+            self._scenario = self._scenario.text()
+        return self._scenario
 
     @property
     def scenario(self) -> dict[str, Any]:

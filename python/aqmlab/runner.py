@@ -27,11 +27,11 @@ def run(scenario: ScenarioLike, progress: bool | Callable[[float], None] = False
     the simulated time and an ETA on standard error; a callable receives the simulated
     seconds about five times a second instead.
     """
-    text = engine_text(scenario)
     if not progress:
-        return Results(_core.run(text))
+        return Results(_engine_run(scenario))
     if callable(progress):
-        return Results(_core.run(text, progress))
+        return Results(_engine_run(scenario, progress))
+    text = engine_text(scenario)
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     total = _seconds(tomllib.loads(_core.canonical(text))["simulation"]["duration"])
@@ -45,6 +45,17 @@ def run(scenario: ScenarioLike, progress: bool | Callable[[float], None] = False
         task = bar.add_task("run", total=total)
         raw = _core.run(text, lambda t: bar.update(task, completed=t))
     return Results(raw)
+
+
+def _engine_run(scenario: ScenarioLike, *progress: Callable[[float], None]) -> dict[str, Any]:
+    # A dict crosses as it is (the binding reads its objects, with no JSON text between);
+    # one the binding does not take that way (a numpy scalar, NaN, a scenario that does not
+    # read) crosses as text, whose reading gives the same scenario or names the problem.
+    if isinstance(scenario, dict):
+        raw = _core.run(scenario, *progress)
+        if raw is not None:
+            return raw
+    return _core.run(engine_text(scenario), *progress)
 
 
 def canonical(scenario: ScenarioLike) -> dict[str, Any]:

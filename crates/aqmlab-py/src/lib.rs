@@ -10,7 +10,7 @@ use aqmlab_core::sim::{self, RunResults, SimError};
 use aqmlab_core::table::{Column, Table};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -26,12 +26,17 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// mimalloc's `purge_delay` option (`mi_option_purge_delay` in mimalloc.h, v3).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// By default mimalloc keeps freed memory for a second before returning it: a large run
-/// frees its parsed document and then allocates its state, and both were counted in its peak
-/// RSS (+80-160 MB at 10 000 flows). Returning it at once keeps the peak at glibc's.
+/// Milliseconds mimalloc keeps freed memory before returning it to the system. Its default,
+/// a second, let a large run's parsed document (freed) and its state (then allocated) both
+/// count in its peak RSS (+80-160 MB at 10 000 flows). Returning memory at once (0) cost a
+/// page fault on every page a small run touches again, run after run: 250 000 faults in 500
+/// loads of the 100-flow dumbbell, 60% of its parse-to-build time. 10 ms keeps both: the
+/// 10 000-flow peak RSS 322 MB (319 at 0), the 100-flow load 0.9 ms (2.3 at 0).
+const PURGE_DELAY_MS: std::ffi::c_long = 10;
+
 fn setup_allocator() {
     // SAFETY: sets a process-wide integer option, which mimalloc reads on every purge.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) }
 }
 
 pyo3::create_exception!(
@@ -109,18 +114,31 @@ fn canonical(py: Python<'_>, text: &str) -> PyResult<String> {
     }
 }
 
-type RunOutput = Result<(String, u64, RunResults, Timing), SimError>;
+/// The scenario a run ran, returned with its results; its canonical TOML text is written
+/// when asked (`text()`), not with every run: a plain `aqmlab.run()` of 100 flows does not
+/// read it, and writing it was ~0.3 ms of the ~2.5 ms the call spends outside the event loop.
+#[pyclass(frozen, module = "aqmlab._core")]
+struct CanonicalScenario(scenario::Scenario);
+
+#[pymethods]
+impl CanonicalScenario {
+    /// The canonical TOML text (`canonical()` of the same scenario).
+    fn text(&self) -> String {
+        self.0.to_toml()
+    }
+}
+
+type RunOutput = Result<(scenario::Scenario, RunResults, Timing), SimError>;
 
 /// Wall seconds of each phase of a run, measured here: the engine reads no clock.
 #[derive(Default)]
 struct Timing {
+    /// Reading the text, or a dict's objects (`py_table`), into the scenario.
     parse: f64,
     validate: f64,
     build: f64,
     /// `Simulator::run`: the event loop and the end-of-run summaries.
     run: f64,
-    /// `Scenario::to_toml`: the canonical scenario returned with the results.
-    canonical: f64,
     /// `RunResults::tables`, then their conversion to Python objects.
     tables: f64,
     convert: f64,
@@ -133,8 +151,116 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     (out, t0.elapsed().as_secs_f64())
 }
 
-fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
-    let (s, parse) = timed(|| scenario::parse(text));
+/// What a run reads: scenario text, or the document of a Python dict read straight from
+/// its objects (`py_table`).
+enum Input {
+    Text(String),
+    /// The document and the seconds `py_table` took to read it.
+    Document(toml::Table, f64),
+}
+
+/// A run of a document that does not read as a scenario: the caller runs the dict's text
+/// instead, whose reading names the problem.
+struct NotDirect;
+
+/// Deeper nesting than any scenario has: a dict that contains itself ends here, as the JSON
+/// encoder's recursion does, and goes the text's way.
+const MAX_DEPTH: usize = 32;
+
+/// The document of a scenario dict, read from its Python objects with no JSON text between:
+/// at 100 flows, `json.dumps` in Python and reading its text were ~0.7 ms of the ~2.5 ms a
+/// run spends outside its event loop. `None` for anything the JSON text would not carry as
+/// it is (a key not a string, a non-finite float, an integer beyond 64 signed bits, `None`
+/// in a list, a numpy scalar, a dict nested past `MAX_DEPTH`): such a dict goes the text's
+/// way (`aqmlab.scenario.engine_text`), so its reading and messages are the text's.
+/// A `None` member is left out, as JSON's `null` is.
+fn py_table(d: &Bound<'_, PyDict>) -> Option<toml::Table> {
+    Reader::default().table(d, 0)
+}
+
+/// Reads a dict's objects (`py_table`). Under the stable ABI of Python 3.9 a string's text
+/// is copied out through a new bytes object; the builders repeat the same key and value
+/// objects (`"name"`, `"1ms"`, ...) thousands of times, so each object's text is read once.
+/// Objects are told apart by address: every one stays alive in its container while it is read.
+#[derive(Default)]
+struct Reader {
+    text: std::collections::HashMap<usize, String>,
+}
+
+impl Reader {
+    fn string(&mut self, x: &Bound<'_, PyString>) -> Option<String> {
+        match self.text.entry(x.as_ptr() as usize) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(e.get().clone()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                Some(e.insert(x.to_cow().ok()?.into_owned()).clone())
+            }
+        }
+    }
+
+    fn table(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Option<toml::Table> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let mut t = toml::Table::new();
+        for (k, v) in d.iter() {
+            let k = self.string(k.cast::<PyString>().ok()?)?;
+            if !v.is_none() {
+                t.insert(k, self.value(&v, depth)?);
+            }
+        }
+        Some(t)
+    }
+
+    fn value(&mut self, v: &Bound<'_, PyAny>, depth: usize) -> Option<toml::Value> {
+        use toml::Value as T;
+        // bool before int: Python's bool is an int.
+        if let Ok(x) = v.cast::<PyString>() {
+            self.string(x).map(T::String)
+        } else if let Ok(x) = v.cast::<PyBool>() {
+            Some(T::Boolean(x.is_true()))
+        } else if let Ok(x) = v.cast::<PyInt>() {
+            x.extract::<i64>().ok().map(T::Integer)
+        } else if let Ok(x) = v.cast::<PyFloat>() {
+            let x = x.value();
+            x.is_finite().then_some(T::Float(x))
+        } else if let Ok(x) = v.cast::<PyDict>() {
+            self.table(x, depth + 1).map(T::Table)
+        } else if let Ok(x) = v.cast::<PyList>() {
+            self.items(x.iter(), depth)
+        } else if let Ok(x) = v.cast::<PyTuple>() {
+            self.items(x.iter(), depth)
+        } else {
+            // `None` (inside a list) and every other type.
+            None
+        }
+    }
+
+    fn items<'py>(
+        &mut self,
+        it: impl Iterator<Item = Bound<'py, PyAny>>,
+        depth: usize,
+    ) -> Option<toml::Value> {
+        let items = it
+            .map(|x| self.value(&x, depth + 1))
+            .collect::<Option<_>>()?;
+        Some(toml::Value::Array(items))
+    }
+}
+
+fn simulate(input: Input, progress: Option<Arc<AtomicU64>>) -> Result<RunOutput, NotDirect> {
+    let (s, parse) = timed(|| match input {
+        Input::Text(text) => Some((scenario::parse(&text), 0.0)),
+        Input::Document(doc, read) => scenario::parse_document(doc).map(|s| (Ok(s), read)),
+    });
+    let (s, read) = s.ok_or(NotDirect)?;
+    Ok(run_parsed(s, read + parse, progress))
+}
+
+fn run_parsed(
+    s: Result<scenario::Scenario, ScenarioErrors>,
+    parse: f64,
+    progress: Option<Arc<AtomicU64>>,
+) -> RunOutput {
     let s = s.map_err(SimError::from)?;
     let (checked, validate) = timed(|| s.validate());
     let checked = checked?;
@@ -144,38 +270,45 @@ fn simulate(text: &str, progress: Option<Arc<AtomicU64>>) -> RunOutput {
     }
     let (r, run) = timed(|| sim.run());
     let r = r?;
-    let (canon, canonical) = timed(|| s.to_toml());
     let timing = Timing {
         parse,
         validate,
         build,
         run,
-        canonical,
         ..Timing::default()
     };
-    Ok((canon, s.simulation.warmup.0, r, timing))
+    Ok((s, r, timing))
 }
 
-/// Runs a scenario given as TOML text; returns a dict: `tables` (every result table, see
-/// `tables_to_python`), the run's counts, the canonical scenario and the engine version.
+/// Runs a scenario given as TOML or JSON text, or as a dict; returns a dict: `tables`
+/// (every result table, see `tables_to_python`), the run's counts, the scenario
+/// (`CanonicalScenario`) and the engine version. A dict this cannot read straight from its
+/// objects (`py_table`), or whose document does not read as a scenario, returns `None`:
+/// run its text instead (`aqmlab.runner.run` does).
 /// With `progress`, the run happens on a separate thread and `progress(simulated_seconds)`
 /// is called about five times a second from this one (errors in the callback stop the
 /// calls, not the run).
 #[pyfunction]
-#[pyo3(signature = (text, progress=None))]
+#[pyo3(signature = (scenario, progress=None))]
 fn run<'py>(
     py: Python<'py>,
-    text: &str,
+    scenario: &Bound<'py, PyAny>,
     progress: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let text = text.to_owned();
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let input = match scenario.cast::<PyDict>() {
+        Ok(d) => match timed(|| py_table(d)) {
+            (Some(doc), read) => Input::Document(doc, read),
+            (None, _) => return Ok(None),
+        },
+        Err(_) => Input::Text(scenario.extract::<String>()?),
+    };
     let out = match progress {
-        None => py.detach(move || catch_unwind(AssertUnwindSafe(|| simulate(&text, None)))),
+        None => py.detach(move || catch_unwind(AssertUnwindSafe(|| simulate(input, None)))),
         Some(callback) => {
             let cell = Arc::new(AtomicU64::new(0));
             let shared = Arc::clone(&cell);
             let worker = std::thread::spawn(move || {
-                catch_unwind(AssertUnwindSafe(|| simulate(&text, Some(shared))))
+                catch_unwind(AssertUnwindSafe(|| simulate(input, Some(shared))))
             });
             let mut report = true;
             while !worker.is_finished() {
@@ -189,9 +322,12 @@ fn run<'py>(
         }
     };
     match out {
-        Ok(Ok((canon, warmup, r, timing))) => to_python(py, &canon, warmup, r, timing),
-        Ok(Err(SimError::Scenario(e))) => Err(scenario_err(py, &e)),
-        Ok(Err(e @ SimError::Conservation(_))) => Err(ConservationError::new_err(e.to_string())),
+        Ok(Err(NotDirect)) => Ok(None),
+        Ok(Ok(Ok((s, r, timing)))) => to_python(py, s, r, timing).map(Some),
+        Ok(Ok(Err(SimError::Scenario(e)))) => Err(scenario_err(py, &e)),
+        Ok(Ok(Err(e @ SimError::Conservation(_)))) => {
+            Err(ConservationError::new_err(e.to_string()))
+        }
         Err(p) => Err(panic_err(p)),
     }
 }
@@ -230,8 +366,7 @@ fn _tables_for_test(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 fn to_python<'py>(
     py: Python<'py>,
-    canon: &str,
-    warmup: u64,
+    s: scenario::Scenario,
     r: RunResults,
     mut timing: Timing,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -246,9 +381,9 @@ fn to_python<'py>(
     let (tables, t) = timed(|| tables_to_python(py, tables));
     timing.convert = t;
     out.set_item("tables", tables?)?;
-    out.set_item("warmup_s", aqmlab_core::units::secs(warmup))?;
+    out.set_item("warmup_s", aqmlab_core::units::secs(s.simulation.warmup.0))?;
     out.set_item("reasons", sim::reason_names().to_vec())?;
-    out.set_item("scenario", canon)?;
+    out.set_item("scenario", Bound::new(py, CanonicalScenario(s))?)?;
     out.set_item("engine_version", aqmlab_core::VERSION)?;
     let t = PyDict::new(py);
     for (k, v) in [
@@ -256,7 +391,6 @@ fn to_python<'py>(
         ("validate_s", timing.validate),
         ("build_s", timing.build),
         ("run_s", timing.run),
-        ("canonical_s", timing.canonical),
         ("tables_s", timing.tables),
         ("convert_s", timing.convert),
     ] {
@@ -392,6 +526,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }));
     m.add("ENGINE_VERSION", aqmlab_core::VERSION)?;
     m.add("SCHEMA_VERSION", scenario::SCHEMA_VERSION)?;
+    m.add_class::<CanonicalScenario>()?;
     m.add_function(wrap_pyfunction!(canonical, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

@@ -275,6 +275,13 @@ fn document(text: &str) -> Result<toml::Table, ScenarioErrors> {
     })
 }
 
+/// `parse` of a document built without text (the binding reads a Python dict straight into
+/// one): the scenario if it reads without error; otherwise `None`, and `parse` of the text
+/// says what is wrong and where.
+pub fn parse_document(doc: toml::Table) -> Option<Scenario> {
+    untracked(doc)
+}
+
 /// What `from_table` reads from `doc` if it reads without error.
 fn untracked(mut doc: toml::Table) -> Option<Scenario> {
     let origins = repeat::expand(&mut doc).ok()?;

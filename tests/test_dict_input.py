@@ -1,0 +1,98 @@
+"""A scenario dict crosses into the engine as Python objects (the binding reads them, with no
+JSON text between); what it cannot take that way crosses as text. Either way: the same
+scenario, the same results, the same errors."""
+
+import copy
+import math
+
+import numpy as np
+import pytest
+
+import aqmlab
+from aqmlab import _core
+from aqmlab import scenario as sc
+from aqmlab.results import Results
+
+FILES = ["example.toml", "tcp_dumbbell.toml", "diffserv_bio.toml", "cioq_switch.toml"]
+
+
+def _short(d):
+    # 300 ms simulated: enough to exercise every part, without the flows starting later.
+    d = copy.deepcopy(d)
+    d["simulation"].update(duration="300ms", warmup="100ms")
+    d["flows"] = [f for f in d["flows"] if f.get("start", "0s") == "0s"]
+    return d
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_dict_runs_as_its_text_does(root, name):
+    # Files with profiles, DiffServ conditioners, a switch: floats, booleans, nested tables
+    # and lists of tables, all read from their objects.
+    d = _short(sc.load(root / "scenarios" / name))
+    direct = _core.run(d)
+    assert direct is not None, "a plain scenario dict is read from its objects"
+    via_text = _core.run(sc.engine_text(d))
+    assert isinstance(via_text["scenario"], type(direct["scenario"]))
+    a, b = Results(direct), Results(via_text)
+    assert a.scenario_toml == b.scenario_toml
+    assert a.summary() == b.summary()
+    assert a.timeseries.equals(b.timeseries)
+
+
+def _with(d, path, value):
+    d = copy.deepcopy(d)
+    *parents, last = path
+    t = d
+    for k in parents:
+        t = t[k]
+    t[last] = value
+    return d
+
+
+BASE = sc.example(duration="200ms", warmup="0s")
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        _with(BASE, ["simulation", "seed"], np.int64(3)),  # a numpy scalar (not an int)
+        _with(BASE, ["simulation", "seed"], 1 << 63),  # beyond 64 signed bits
+        _with(BASE, ["flows", 0, "rate_bps"], math.nan),
+        _with(BASE, ["extra"], [1, None]),  # None in a list: JSON's null
+        _with(BASE, ["extra"], {1: "x"}),  # a key JSON would turn into text
+        _with(BASE, ["simulation", "duration"], "2 fortnights"),  # reads, but not as a scenario
+        _with(BASE, ["no_such_key"], 1),
+    ],
+    ids=["numpy", "u64", "nan", "null", "int_key", "unit", "unknown"],
+)
+def test_what_the_objects_cannot_carry_goes_the_texts_way(d):
+    assert _core.run(d) is None
+    try:
+        want = Results(_core.run(sc.engine_text(d))).summary()
+    except Exception as e:  # the text's outcome, whatever it is
+        with pytest.raises(type(e)) as got:
+            aqmlab.run(d)
+        assert str(got.value) == str(e)
+        assert getattr(got.value, "errors", None) == getattr(e, "errors", None)
+    else:
+        assert aqmlab.run(d).summary() == want
+
+
+def test_a_dict_that_contains_itself_goes_the_texts_way():
+    d = copy.deepcopy(BASE)
+    d["simulation"]["loop"] = d
+    assert _core.run(d) is None
+
+
+def test_none_members_are_left_out_and_invalid_values_named():
+    d = _with(BASE, ["simulation", "seed"], None)  # "not given": the default seed
+    assert (
+        Results(_core.run(d)).summary()
+        == aqmlab.run(_with(BASE, ["simulation", "seed"], 1)).summary()
+    )
+    bad = _with(BASE, ["links", 0, "delay"], "-1ms")
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.run(bad)
+    with pytest.raises(aqmlab.ScenarioError) as t:
+        _core.run(sc.engine_text(bad))
+    assert e.value.errors == t.value.errors

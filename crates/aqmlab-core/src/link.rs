@@ -1,7 +1,6 @@
 //! One direction of a full-duplex point-to-point link: an output queue feeding a wire of a
 //! given rate and propagation delay, with an optional per-packet loss model.
 
-use crate::queue::QueueId;
 use crate::rng::Rng;
 use crate::scenario::LossSpec;
 use crate::units::Time;
@@ -123,8 +122,6 @@ pub struct Channel {
     pub bps: u64,
     pub delay: Time,
     pub loss: Loss,
-    /// The output queue that feeds this channel: always `QueueId(c)` for channel c.
-    pub queue: QueueId,
     /// The wire is busy until this time.
     pub busy_until: Time,
     /// A TxEnd event is scheduled for `busy_until`. Without one, the link goes idle at

@@ -320,7 +320,9 @@ impl<'a> Simulator<'a> {
                 let [l0, l1, l2] = label;
                 let stream =
                     |what| Rng::for_path_of(seed, run, &["links/", l0, l1, l2, "/", dir, what]);
-                let queue = QueueId(queues.len() as u32);
+                // Channel c is fed by queue c (a switch's input queues come after): the
+                // per-packet paths find a queue without reading its channel first.
+                debug_assert_eq!(queues.len(), channels.len());
                 queues.push(build_queue(q, limit, l.bandwidth.0, &names, stream("/aqm")));
                 drains.push(channels.len() as u32);
                 channels.push(Channel {
@@ -330,7 +332,6 @@ impl<'a> Simulator<'a> {
                     bps: l.bandwidth.0,
                     delay: l.delay.0,
                     loss: Loss::new(l.loss.as_ref(), stream("/loss")),
-                    queue,
                     busy_until: 0,
                     txend_pending: false,
                     active: false,
@@ -339,9 +340,6 @@ impl<'a> Simulator<'a> {
                 });
             }
         }
-        // Channel c is fed by queue c (a switch's input queues come after): the per-packet
-        // paths rely on it to find a queue without reading its channel first.
-        assert!((channels.iter().enumerate()).all(|(i, ch)| ch.queue.ix() == i));
         let end = s.simulation.duration.0;
         let mut sources = vec![];
         let mut flows = vec![];
@@ -377,8 +375,8 @@ impl<'a> Simulator<'a> {
             queues: LongSeries::new(samples),
             flows: LongSeries::new(samples),
         };
-        for ch in &channels {
-            let metrics = queues[ch.queue.ix()].metric_names();
+        for (c, ch) in channels.iter().enumerate() {
+            let metrics = queues[c].metric_names();
             let all: Vec<&'static str> = SAMPLED.iter().chain(metrics).copied().collect();
             ts.queues.add(queue_name(s, ch), &all);
         }
@@ -640,10 +638,9 @@ impl<'a> Simulator<'a> {
     fn channel_arrive(&mut self, c: usize, pkt: u32) {
         let now = self.now;
         let ch = &mut self.channels[c];
-        // Not `ch.queue`: with the id known without the channel, the channel's line and the
-        // queue's load side by side instead of one after the other (both are cold at scale).
+        // Channel c's queue is queue c: known without the channel, so the channel's line and
+        // the queue's load side by side instead of one after the other (cold at scale).
         let id = QueueId(c as u32);
-        debug_assert_eq!(ch.queue, id);
         let q = &mut self.queues[id.ix()];
         let (idle, since) = ch.take_idle(now);
         if let Some(since) = since {
@@ -684,7 +681,6 @@ impl<'a> Simulator<'a> {
         let now = self.now;
         let mut dropped = std::mem::take(&mut self.scratch);
         let q = QueueId(c as u32); // see `channel_arrive`
-        debug_assert_eq!(self.channels[c].queue, q);
         let next = self.queues[q.ix()].dequeue(&mut self.packets, now, &mut dropped);
         for d in dropped.drain(..) {
             self.drop_packet(d);

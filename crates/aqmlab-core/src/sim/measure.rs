@@ -21,8 +21,8 @@ pub(super) fn queue_sample(q: &OutputQueue, now: Time) -> [f64; SAMPLED.len()] {
 impl Simulator<'_> {
     pub(super) fn restart_measurement(&mut self) {
         let now = self.now;
-        for ch in &mut self.channels {
-            let q = &mut self.queues[ch.queue.ix()];
+        for (c, ch) in self.channels.iter_mut().enumerate() {
+            let q = &mut self.queues[c];
             q.restart_measurement(now);
             q.busy_ns = 0;
             // A transmission straddling the warm-up counts from the warm-up on.
@@ -51,8 +51,8 @@ impl Simulator<'_> {
         let now = self.now;
         let k = self.ts.time_s.len();
         self.ts.time_s.push(secs(now));
-        for (c, ch) in self.channels.iter().enumerate() {
-            let q = &self.queues[ch.queue.ix()];
+        for c in 0..self.channels.len() {
+            let q = &self.queues[c];
             let buf = &mut self.metric_buf;
             buf.clear();
             buf.extend(queue_sample(q, now));
@@ -80,8 +80,8 @@ impl Simulator<'_> {
 
     pub(super) fn check_conservation(&self) -> Result<(), SimError> {
         let fail = |m: String| Err(SimError::Conservation(m));
-        for ch in &self.channels {
-            if let Err(e) = self.queues[ch.queue.ix()].check_conservation() {
+        for (c, ch) in self.channels.iter().enumerate() {
+            if let Err(e) = self.queues[c].check_conservation() {
                 return fail(format!("queue {}: {e}", queue_name(self.scenario, ch)));
             }
         }
@@ -150,8 +150,9 @@ impl Simulator<'_> {
         let queues = self
             .channels
             .iter()
-            .map(|ch| {
-                let q = &self.queues[ch.queue.ix()];
+            .enumerate()
+            .map(|(c, ch)| {
+                let q = &self.queues[c];
                 let c = q.counters.minus(&q.at_warmup);
                 let lw = &q.level;
                 let so: &LogHistogram = q.sojourn();
@@ -270,7 +271,8 @@ impl Simulator<'_> {
         let mut extra_tables = tables::component_tables(
             self.channels
                 .iter()
-                .map(|ch| (queue_name(s, ch), &self.queues[ch.queue.ix()])),
+                .zip(&self.queues)
+                .map(|(ch, q)| (queue_name(s, ch), q)),
         );
         extra_tables.extend(edge::aggregates_table(&self.conditioners, &flows));
         extra_tables.extend(switch::tables(&self, t));

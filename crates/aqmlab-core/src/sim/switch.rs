@@ -252,8 +252,9 @@ impl Simulator<'_> {
             q.pkts -= 1;
             q.bytes -= size as u64;
         }
-        let (up, out) = (*q, self.channels[sw.ports[j].out_ch as usize].queue);
-        self.queues[out.ix()].set_upstream(up);
+        // Channel c's queue is queue c (`Simulator::new`).
+        let (up, out) = (*q, sw.ports[j].out_ch as usize);
+        self.queues[out].set_upstream(up);
     }
 
     /// Starts what input queue (i, j) (or FIFO i) can send now.

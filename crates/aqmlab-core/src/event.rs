@@ -95,6 +95,12 @@ const MAX_CLASSES: usize = 32;
 /// each of which is a packet's serialisation apart.
 const LANE_AHEAD: usize = 16;
 
+/// How far on in its lane an arrival is when the simulator starts loading what it will
+/// touch: its packet at `FAR`, then, that packet in cache, the lines its hop will read
+/// at `NEAR` (see `Simulator::prefetch_hop`).
+const FAR: usize = 8;
+const NEAR: usize = 4;
+
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
         self.time == o.time && self.key == o.key
@@ -130,6 +136,11 @@ pub struct EventQueue {
     classes: Vec<VecDeque<Entry>>,
     /// The time of the last event popped: the simulator's clock.
     now: Time,
+    /// Whether pops note the arrivals further on in their lane (see `set_lookahead`).
+    lookahead: bool,
+    /// The arrivals `NEAR` and `FAR` places on in the lane of the last pop, if it came from
+    /// a lane and `lookahead` is on.
+    ahead: (Option<Event>, Option<Event>),
 }
 
 impl EventQueue {
@@ -257,6 +268,12 @@ impl EventQueue {
             if let Some(ahead) = lane.get(LANE_AHEAD) {
                 crate::mem::prefetch(ahead);
             }
+            if self.lookahead {
+                self.ahead = (
+                    lane.get(NEAR).map(|e| e.event),
+                    lane.get(FAR).map(|e| e.event),
+                );
+            }
             if let Some(&next) = lane.front() {
                 // Replacing the top sifts it down once: cheaper than a pop and a push.
                 self.heap.replace_top(next);
@@ -268,6 +285,26 @@ impl EventQueue {
         }
         self.heap.pop();
         Some((e.time, e.event))
+    }
+
+    /// Makes pops note the arrivals `NEAR` and `FAR` places further on in their lane, for
+    /// `lane_ahead`. Worth it only when what arrivals touch is out of cache: noting them
+    /// and acting on them costs some 120 instructions an event.
+    pub fn set_lookahead(&mut self, on: bool) {
+        self.lookahead = on;
+    }
+
+    #[inline]
+    pub fn lookahead(&self) -> bool {
+        self.lookahead
+    }
+
+    /// The arrivals `NEAR` and `FAR` places further on in the lane the last pop came from
+    /// (none after a pop of the heap alone, or without `set_lookahead`): a lane is known
+    /// well ahead of its pops.
+    #[inline]
+    pub fn lane_ahead(&mut self) -> (Option<Event>, Option<Event>) {
+        std::mem::take(&mut self.ahead)
     }
 
     /// The next event to pop (to prefetch what it will touch).
@@ -417,6 +454,8 @@ mod tests {
             ops in proptest::collection::vec((0u8..6, 0u64..50, proptest::bool::ANY), 1..600)
         ) {
             let mut q = EventQueue::new();
+            // Noting arrivals ahead only reads the lanes: the order stays the heap's.
+            q.set_lookahead(true);
             let mut oracle = std::collections::BinaryHeap::new();
             let (mut seq, mut now) = (0u64, 0);
             let mut last = [0; 3];
@@ -453,6 +492,55 @@ mod tests {
             }
             proptest::prop_assert_eq!(q.pop(), None);
         }
+    }
+
+    /// The lookahead names the arrivals NEAR and FAR places on in the popped lane, is
+    /// cleared by reading it and by a pop of the heap alone, and is off by default.
+    #[test]
+    fn lane_ahead_names_the_lane_s_later_arrivals() {
+        // One wire's arrivals, all a delay of 1 000 after now: one class lane.
+        let fill = |q: &mut EventQueue| {
+            for p in 0..20u32 {
+                q.schedule_arrival(1_000, 3, 5, p, true);
+            }
+            q.schedule(500, Event::Sample);
+        };
+        let packet = |e: Option<Event>| match e {
+            Some(Event::Arrive { packet, .. }) => Some(packet),
+            _ => None,
+        };
+        let mut q = EventQueue::new();
+        fill(&mut q);
+        q.pop();
+        q.pop();
+        assert_eq!(q.lane_ahead(), (None, None), "off unless set");
+        let mut q = EventQueue::new();
+        q.set_lookahead(true);
+        fill(&mut q);
+        assert_eq!(q.pop(), Some((500, Event::Sample)));
+        assert_eq!(q.lane_ahead(), (None, None), "the heap alone names none");
+        let (_, first) = q.pop().unwrap();
+        assert!(matches!(first, Event::Arrive { packet: 0, .. }));
+        let (near, far) = q.lane_ahead();
+        let want = (Some(1 + NEAR as u32), Some(1 + FAR as u32));
+        assert_eq!((packet(near), packet(far)), want);
+        assert_eq!(q.lane_ahead(), (None, None), "read once");
+        let mut seen = vec![];
+        while let Some((_, e)) = q.pop() {
+            assert!(matches!(e, Event::Arrive { .. }));
+            seen.push(q.lane_ahead());
+        }
+        // After packet p: p + 1 + NEAR and p + 1 + FAR, while the lane holds them.
+        let (near, far) = (seen[0].0, seen[0].1);
+        assert_eq!(
+            (packet(near), packet(far)),
+            (Some(2 + NEAR as u32), Some(2 + FAR as u32))
+        );
+        assert_eq!(
+            seen.last(),
+            Some(&(None, None)),
+            "none beyond the lane's end"
+        );
     }
 
     /// Quiet wires' arrivals of two delays (a packet's and an ACK's serialisation plus the

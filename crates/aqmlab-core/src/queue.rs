@@ -226,6 +226,16 @@ pub enum Admission {
 }
 
 impl OutputQueue {
+    /// Asks for the lines a packet's passage reads (see `packet_touches_few_lines`).
+    #[inline]
+    pub fn prefetch_hot(&self) {
+        crate::mem::prefetch(&self.counters);
+        crate::mem::prefetch(&self.v);
+        crate::mem::prefetch(&self.fifo);
+        crate::mem::prefetch(&self.level);
+        crate::mem::prefetch(&self.aqm);
+    }
+
     pub fn new(limit: Limit, link_bps: u64, aqm: AnyAqm, rng: Rng) -> Self {
         Self::with_buffer(None, limit, link_bps, aqm, rng)
     }

@@ -477,6 +477,7 @@ impl<'a> Simulator<'a> {
         }
         self.events.schedule(0, Event::Sample);
 
+        let lookahead = self.events.lookahead();
         while let Some((t, ev)) = self.events.pop() {
             if t >= self.end {
                 // Keep it for the in-flight census at the end.
@@ -490,9 +491,11 @@ impl<'a> Simulator<'a> {
             if let Some(Event::Arrive { packet, node, .. }) = self.events.peek() {
                 crate::mem::prefetch(self.packets.get(packet));
                 crate::mem::prefetch(&self.nodes[node as usize]);
-                self.prefetch_endpoint(node as usize, packet);
+                if lookahead {
+                    self.prefetch_endpoint(node as usize, packet);
+                }
             }
-            if self.events.lookahead() {
+            if lookahead {
                 let (near, far) = self.events.lane_ahead();
                 if let Some(Event::Arrive { packet, .. }) = far {
                     crate::mem::prefetch(self.packets.get(packet));

@@ -186,6 +186,9 @@ pub struct OutputQueue {
     /// fields rather than an enum: the FIFO path tests one pointer and touches its deque
     /// directly.
     flows: Option<Box<FqCodel>>,
+    /// The AQM is a DropTail, none of whose hooks acts: the port does not call them, and
+    /// so does not load the AQM's line (an access link's, cold at scale) for each packet.
+    passive: bool,
     peak_bytes: u64,
     /// Nanoseconds the link spent transmitting inside the measurement window.
     pub busy_ns: u64,
@@ -193,7 +196,8 @@ pub struct OutputQueue {
     /// capacity check at the end of the run.
     peak_pkts: u32,
     pub level: TimeWeighted,
-    pub aqm: AnyAqm,
+    /// Private: `passive` follows it (`set_aqm`).
+    aqm: AnyAqm,
     /// Sojourn times other than 0 until `finish`, then all of them (read it then).
     sojourn: LogHistogram,
     pub rng: Rng,
@@ -236,6 +240,36 @@ impl OutputQueue {
         crate::mem::prefetch(&self.aqm);
     }
 
+    /// The port's AQM.
+    pub fn aqm(&self) -> &AnyAqm {
+        &self.aqm
+    }
+
+    /// Replaces the AQM (tests script the port's decisions this way).
+    #[cfg(test)]
+    pub(crate) fn set_aqm(&mut self, aqm: AnyAqm) {
+        self.passive = matches!(aqm, AnyAqm::DropTail(_));
+        self.aqm = aqm;
+    }
+
+    /// The AQM's first timer, asked for once when the run starts.
+    pub fn first_timer(&self, now: Time) -> Option<Time> {
+        self.aqm.first_timer(now)
+    }
+
+    /// Runs the AQM's timer; returns when it wants the next one.
+    pub fn on_timer(&mut self, now: Time) -> Option<Time> {
+        self.aqm.on_timer(&self.v, now)
+    }
+
+    /// Tells the AQM that the link went idle at `since` with the buffer empty.
+    #[inline]
+    pub fn on_idle(&mut self, since: Time) {
+        if !self.passive {
+            self.aqm.on_idle(since);
+        }
+    }
+
     pub fn new(limit: Limit, link_bps: u64, aqm: AnyAqm, rng: Rng) -> Self {
         Self::with_buffer(None, limit, link_bps, aqm, rng)
     }
@@ -259,6 +293,7 @@ impl OutputQueue {
             v: QueueView::new(0, 0, limit, link_bps),
             fifo: VecDeque::new(),
             flows,
+            passive: matches!(aqm, AnyAqm::DropTail(_)),
             peak_bytes: 0,
             busy_ns: 0,
             peak_pkts: 0,
@@ -420,9 +455,12 @@ impl OutputQueue {
         if self.flows.is_some() {
             return self.arrive_flows(idx, size, c, pkts, now);
         }
-        let verdict = self
-            .aqm
-            .on_arrival(&self.v, pkts.get(idx), now, &mut self.rng);
+        let verdict = if self.passive {
+            Verdict::Pass
+        } else {
+            self.aqm
+                .on_arrival(&self.v, pkts.get(idx), now, &mut self.rng)
+        };
         let ecn = pkts.get(idx).ecn;
         let mark = match verdict {
             Verdict::Drop(r) => return self.drop_arrival(r, c),
@@ -431,7 +469,9 @@ impl OutputQueue {
             Verdict::Mark(_) | Verdict::Pass => None,
         };
         if !room.unwrap_or_else(|| self.has_room(size)) {
-            self.aqm.on_overflow(&self.v, now);
+            if !self.passive {
+                self.aqm.on_overflow(&self.v, now);
+            }
             return self.drop_arrival(Reason::Overflow, c);
         }
         let p = pkts.get_mut(idx);
@@ -548,9 +588,12 @@ impl OutputQueue {
             let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
             self.level.touch(now, self.v.len_pkts, self.v.len_bytes);
             self.pop_backlog(c, size);
-            let verdict = self
-                .aqm
-                .on_departure(&self.v, pkts.get(idx), now, &mut self.rng);
+            let verdict = if self.passive {
+                Verdict::Pass
+            } else {
+                self.aqm
+                    .on_departure(&self.v, pkts.get(idx), now, &mut self.rng)
+            };
             if self.settle(idx, size, verdict, pkts, now, dropped) {
                 return Some(idx);
             }

@@ -10,7 +10,7 @@ mod measure;
 mod switch;
 mod tcp;
 
-use crate::aqm::{Aqm, Discipline, Reason, NUM_COLOURS, NUM_REASONS};
+use crate::aqm::{Discipline, Reason, NUM_COLOURS, NUM_REASONS};
 use crate::diffserv::Conditioner;
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers, NO_PACKET};
 use crate::link::{Channel, Fate, Loss};
@@ -465,7 +465,7 @@ impl<'a> Simulator<'a> {
             }
         }
         for q in 0..self.queues.len() {
-            if let Some(t) = self.queues[q].aqm.first_timer(0) {
+            if let Some(t) = self.queues[q].first_timer(0) {
                 let owner = TimerOwner::Queue(QueueId(q as u32));
                 self.timers.arm(&mut self.events, t, owner);
             }
@@ -542,11 +542,10 @@ impl<'a> Simulator<'a> {
                         if drain != switch::NO_CHANNEL {
                             let ch = &mut self.channels[drain as usize];
                             if let (_, Some(since)) = ch.take_idle(t) {
-                                q.aqm.on_idle(since);
+                                q.on_idle(since);
                             }
                         }
-                        let view = *q.view();
-                        if let Some(next) = q.aqm.on_timer(&view, t) {
+                        if let Some(next) = q.on_timer(t) {
                             let owner = TimerOwner::Queue(id);
                             self.timers.arm(&mut self.events, next, owner);
                         }
@@ -718,7 +717,7 @@ impl<'a> Simulator<'a> {
         let q = &mut self.queues[id.ix()];
         let (idle, since) = ch.take_idle(now);
         if let Some(since) = since {
-            q.aqm.on_idle(since);
+            q.on_idle(since);
         }
         let admission = q.arrive(pkt, &mut self.packets, now);
         if !q.evicted.is_empty() {

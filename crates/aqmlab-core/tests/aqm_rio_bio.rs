@@ -14,7 +14,7 @@
 //!   the I mark rule is BLUE (every colour maps to its one level), for the four xxI
 //!   variants; a T variant is not (it never marks at a queue of min_th or less).
 
-use aqmlab_core::aqm::{Aqm, AqmSpec, Discipline, Limit, QueueCtx};
+use aqmlab_core::aqm::{AqmSpec, Discipline, Limit, QueueCtx};
 use aqmlab_core::check::Problems;
 use aqmlab_core::packet::{Colour, Ecn, Packet, PacketArena};
 use aqmlab_core::queue::{Admission, OutputQueue};
@@ -108,7 +108,7 @@ fn drive(q: &mut OutputQueue, n: usize, colour: impl Fn(usize) -> Colour, mode: 
                 None => {
                     active = false;
                     // The AQM learns of the idle period at the next arrival (sim.rs).
-                    q.aqm.on_idle(busy_until);
+                    q.on_idle(busy_until);
                 }
             }
         }

@@ -355,7 +355,7 @@ mod tests {
     }
 
     fn state(q: &OutputQueue) -> &CodelState {
-        match &q.aqm {
+        match q.aqm() {
             AnyAqm::Codel(c) => &c.state,
             _ => unreachable!(),
         }

@@ -682,7 +682,7 @@ mod tests {
                 });
                 q.arrive(i, &mut a, t);
             }
-            let qd = |q: &OutputQueue| match &q.aqm {
+            let qd = |q: &OutputQueue| match q.aqm() {
                 AnyAqm::Pie(p) => p.qdelay,
                 _ => unreachable!(),
             };

@@ -85,11 +85,11 @@ fn offer(v: Verdict, ecn: Ecn, limit: Limit, fill: u32) -> (Admission, Ecn, Queu
         let i = pkt(&mut a, 100, Ecn::NotEct);
         q.arrive(i, &mut a, 0);
     }
-    q.aqm = AnyAqm::Scripted(Scripted {
+    q.set_aqm(AnyAqm::Scripted(Scripted {
         arrival: v,
         departure: Verdict::Pass,
         overflows: 0,
-    });
+    }));
     let i = pkt(&mut a, 100, ecn);
     let adm = q.arrive(i, &mut a, 0);
     q.check_conservation().unwrap();
@@ -110,16 +110,16 @@ fn full_buffer_drops_an_ect_packet_instead_of_marking_it() {
 fn overflow_is_reported_to_the_aqm() {
     let mut a = PacketArena::default();
     let mut q = q_with(Limit::Packets(1));
-    q.aqm = AnyAqm::Scripted(Scripted {
+    q.set_aqm(AnyAqm::Scripted(Scripted {
         arrival: Verdict::Pass,
         departure: Verdict::Pass,
         overflows: 0,
-    });
+    }));
     for _ in 0..3 {
         let i = pkt(&mut a, 100, Ecn::NotEct);
         q.arrive(i, &mut a, 0);
     }
-    let AnyAqm::Scripted(s) = &q.aqm else {
+    let AnyAqm::Scripted(s) = q.aqm() else {
         unreachable!()
     };
     assert_eq!(s.overflows, 2);
@@ -160,7 +160,7 @@ fn red_marking_above_max_th_drops_ect_packets_only_at_a_full_buffer() {
         );
         red.est.avg = 100.0; // beyond 2·max_th: every arrival is signalled
         let mut q = q_with(Limit::Packets(3));
-        q.aqm = AnyAqm::Red(red);
+        q.set_aqm(AnyAqm::Red(red));
         q
     };
     let mut a = PacketArena::default();
@@ -206,11 +206,11 @@ fn ect_packet_is_marked_once_per_hop() {
     let mut a = PacketArena::default();
     let mut q = q_with(Limit::Packets(5));
     // Marks on arrival and again at departure: the second finds CE and changes nothing.
-    q.aqm = AnyAqm::Scripted(Scripted {
+    q.set_aqm(AnyAqm::Scripted(Scripted {
         arrival: Verdict::Mark(Reason::Forced),
         departure: Verdict::Mark(Reason::Dequeue),
         overflows: 0,
-    });
+    }));
     let i = pkt(&mut a, 100, Ecn::Ect1);
     assert_eq!(q.arrive(i, &mut a, 0), Admission::Enqueued);
     assert_eq!(q.dequeue(&mut a, 5, &mut vec![]), Some(i));
@@ -224,11 +224,11 @@ fn ect_packet_is_marked_once_per_hop() {
 fn dequeue_drops_are_counted_after_enqueue() {
     let mut a = PacketArena::default();
     let mut q = q_with(Limit::Packets(5));
-    q.aqm = AnyAqm::Scripted(Scripted {
+    q.set_aqm(AnyAqm::Scripted(Scripted {
         arrival: Verdict::Pass,
         departure: Verdict::Drop(Reason::Dequeue),
         overflows: 0,
-    });
+    }));
     for _ in 0..3 {
         let i = pkt(&mut a, 100, Ecn::NotEct);
         q.arrive(i, &mut a, 0);
@@ -274,11 +274,11 @@ fn each_precedence_keeps_its_backlog_and_counters() {
     a.free(out);
     assert_eq!(q.backlog(Green), b(0, 0));
     // The AQM now drops red arrivals and marks on departure; ECT yellow is marked.
-    q.aqm = AnyAqm::Scripted(Scripted {
+    q.set_aqm(AnyAqm::Scripted(Scripted {
         arrival: Verdict::Drop(Reason::Early),
         departure: Verdict::Mark(Reason::Dequeue),
         overflows: 0,
-    });
+    }));
     let i = coloured(&mut a, 300, Red);
     assert_eq!(q.arrive(i, &mut a, 2), Admission::Dropped(Reason::Early));
     a.free(i);
@@ -353,6 +353,7 @@ fn packet_touches_few_lines() {
             std::mem::size_of::<VecDeque<u32>>(),
         ),
         u64s(offset_of!(OutputQueue, flows)),
+        (offset_of!(OutputQueue, passive), 1),
         u64s(offset_of!(OutputQueue, peak_bytes)),
         u64s(offset_of!(OutputQueue, busy_ns)),
         (offset_of!(OutputQueue, peak_pkts), 4),

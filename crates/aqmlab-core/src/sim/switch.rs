@@ -338,7 +338,7 @@ impl Simulator<'_> {
             && (!sw.fifo || sw.held[i].is_none())
             && self.queues[id.ix()].is_empty()
         {
-            self.queues[id.ix()].aqm.on_idle(self.now);
+            self.queues[id.ix()].on_idle(self.now);
         }
     }
 

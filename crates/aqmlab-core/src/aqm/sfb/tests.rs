@@ -35,7 +35,7 @@ fn port(limit: Limit, cfg: SfbConfig) -> OutputQueue {
 }
 
 fn sfb(q: &OutputQueue) -> &Sfb {
-    match &q.aqm {
+    match q.aqm() {
         AnyAqm::Sfb(s) => s,
         _ => unreachable!(),
     }

@@ -5,6 +5,9 @@ use crate::rng::Rng;
 use crate::scenario::LossSpec;
 use crate::units::Time;
 
+/// `repr(u8)`: the tag comes first, so a lossless wire's `fate` reads one byte, in the
+/// channel's first line (see `Channel`).
+#[repr(u8)]
 pub enum Loss {
     None,
     Bernoulli {
@@ -115,21 +118,25 @@ impl Loss {
     }
 }
 
+/// `repr(C, align(64))`, the fields a packet's passage reads first: at scale an access
+/// link's channel is out of cache when its flow's next packet comes, and this way a
+/// lossless wire costs one line per packet (test `a_passage_reads_one_line`).
+#[repr(C, align(64))]
 pub struct Channel {
-    pub link: u32,
-    pub from: u32,
-    pub to: u32,
-    pub bps: u64,
-    pub delay: Time,
-    pub loss: Loss,
     /// The wire is busy until this time.
     pub busy_until: Time,
+    pub bps: u64,
+    pub delay: Time,
+    pub to: u32,
     /// A TxEnd event is scheduled for `busy_until`. Without one, the link goes idle at
     /// `busy_until` and the next arrival starts a transmission itself (saves an event per
     /// packet on lightly loaded links).
     pub txend_pending: bool,
     /// Has transmitted since it was last reported idle to the AQM.
     pub active: bool,
+    pub loss: Loss,
+    pub link: u32,
+    pub from: u32,
     pub lost: u64,
     pub lost_at_warmup: u64,
 }
@@ -150,5 +157,34 @@ impl Channel {
         } else {
             (idle, None)
         }
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    /// What an arrival and a transmission read of a lossless channel (the lazy-idle rule,
+    /// the wire's rate and delay, the far end, and the loss model's tag) lies in its first
+    /// line. A field moved, or a `Loss` whose tag is no longer first, fails here.
+    #[test]
+    fn a_passage_reads_one_line() {
+        use std::mem::{align_of, offset_of};
+        let ends = [
+            offset_of!(Channel, busy_until) + 8,
+            offset_of!(Channel, bps) + 8,
+            offset_of!(Channel, delay) + 8,
+            offset_of!(Channel, to) + 4,
+            offset_of!(Channel, txend_pending) + 1,
+            offset_of!(Channel, active) + 1,
+            offset_of!(Channel, loss) + 1,
+        ];
+        assert_eq!(align_of::<Channel>(), 64);
+        assert!(ends.iter().all(|&e| e <= 64), "{ends:?}");
+        let none = Loss::None;
+        // SAFETY: `repr(u8)` puts the tag, a u8, at offset 0; reading it reads an
+        // initialised byte of a live value.
+        let tag = unsafe { *(&none as *const Loss).cast::<u8>() };
+        assert_eq!(tag, 0, "Loss::None's tag is the first byte");
     }
 }

@@ -170,17 +170,17 @@ mod layout_tests {
     #[test]
     fn a_passage_reads_one_line() {
         use std::mem::{align_of, offset_of};
-        let ends = [
-            offset_of!(Channel, busy_until) + 8,
-            offset_of!(Channel, bps) + 8,
-            offset_of!(Channel, delay) + 8,
-            offset_of!(Channel, to) + 4,
-            offset_of!(Channel, txend_pending) + 1,
-            offset_of!(Channel, active) + 1,
-            offset_of!(Channel, loss) + 1,
-        ];
+        let passage = crate::mem::lines_of(&[
+            (offset_of!(Channel, busy_until), 8),
+            (offset_of!(Channel, bps), 8),
+            (offset_of!(Channel, delay), 8),
+            (offset_of!(Channel, to), 4),
+            (offset_of!(Channel, txend_pending), 1),
+            (offset_of!(Channel, active), 1),
+            (offset_of!(Channel, loss), 1),
+        ]);
         assert_eq!(align_of::<Channel>(), 64);
-        assert!(ends.iter().all(|&e| e <= 64), "{ends:?}");
+        assert_eq!(passage, [0].into(), "lines {passage:?}");
         let none = Loss::None;
         // SAFETY: `repr(u8)` puts the tag, a u8, at offset 0; reading it reads an
         // initialised byte of a live value.

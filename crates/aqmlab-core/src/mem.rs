@@ -61,6 +61,16 @@ pub fn prefetch<T>(r: &T) {
     let _ = r;
 }
 
+/// The cache lines (byte offset / 64) that fields given as (offset, size) span: for the
+/// layout tests of the structs a packet's passage reads (`Packet`, `Channel`,
+/// `OutputQueue`).
+#[cfg(test)]
+pub(crate) fn lines_of(fields: &[(usize, usize)]) -> std::collections::BTreeSet<usize> {
+    (fields.iter())
+        .flat_map(|&(o, n)| o / 64..=(o + n.max(1) - 1) / 64)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

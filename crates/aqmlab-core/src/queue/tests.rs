@@ -361,10 +361,7 @@ fn packet_touches_few_lines() {
         u64s(offset_of!(OutputQueue, level.last)),
         u64s(offset_of!(OutputQueue, level.idle_ns)),
     ];
-    let lines: std::collections::BTreeSet<usize> = touched
-        .iter()
-        .flat_map(|&(o, n)| o / 64..=(o + n - 1) / 64)
-        .collect();
+    let lines = crate::mem::lines_of(&touched);
     assert_eq!(std::mem::align_of::<OutputQueue>(), 64);
     assert!(lines.len() <= 4, "lines {lines:?} of {touched:?}");
 }

@@ -109,7 +109,7 @@ struct FlowState {
 
 /// Per-port and per-flow state beyond which the lane lookahead is on (16 MiB, half this
 /// machine's L3): a port's and a flow's lines are then cold when a packet comes, and
-/// loading them some pops ahead hides the misses (-13% engine time at 10 000 flows, 91 MB
+/// loading them some pops ahead hides the misses (-12% engine time at 10 000 flows, 91 MB
 /// of such state); below, they are mostly in cache and the lookahead adds instructions
 /// (+120 an event at 100 flows, 0.9 MB; no gain at 1 000 flows, 9 MB). BENCHMARKS.md,
 /// 2026-11-27.

@@ -186,8 +186,8 @@ pub struct OutputQueue {
     /// fields rather than an enum: the FIFO path tests one pointer and touches its deque
     /// directly.
     flows: Option<Box<FqCodel>>,
-    /// The AQM is a DropTail, none of whose hooks acts: the port does not call them, and
-    /// so does not load the AQM's line (an access link's, cold at scale) for each packet.
+    /// `aqm.passive()`, kept beside the buffer: the port calls none of the AQM's hooks,
+    /// and so does not load the AQM's line (an access link's, cold at scale) per packet.
     passive: bool,
     peak_bytes: u64,
     /// Nanoseconds the link spent transmitting inside the measurement window.
@@ -230,7 +230,9 @@ pub enum Admission {
 }
 
 impl OutputQueue {
-    /// Asks for the lines a packet's passage reads (see `packet_touches_few_lines`).
+    /// Asks for the lines a packet's passage reads (see `packet_touches_few_lines`), and
+    /// the AQM's, which a passive port does not read: knowing which would mean waiting for
+    /// the line that says so.
     #[inline]
     pub fn prefetch_hot(&self) {
         crate::mem::prefetch(&self.counters);
@@ -248,7 +250,7 @@ impl OutputQueue {
     /// Replaces the AQM (tests script the port's decisions this way).
     #[cfg(test)]
     pub(crate) fn set_aqm(&mut self, aqm: AnyAqm) {
-        self.passive = matches!(aqm, AnyAqm::DropTail(_));
+        self.passive = aqm.passive();
         self.aqm = aqm;
     }
 
@@ -293,7 +295,7 @@ impl OutputQueue {
             v: QueueView::new(0, 0, limit, link_bps),
             fifo: VecDeque::new(),
             flows,
-            passive: matches!(aqm, AnyAqm::DropTail(_)),
+            passive: aqm.passive(),
             peak_bytes: 0,
             busy_ns: 0,
             peak_pkts: 0,

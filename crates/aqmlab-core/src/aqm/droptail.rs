@@ -33,6 +33,10 @@ impl Aqm for DropTail {
     fn watches_idle(&self) -> bool {
         false
     }
+
+    fn passive(&self) -> bool {
+        true
+    }
 }
 
 /// DropTail has no fields: `{ type = "droptail" }`.

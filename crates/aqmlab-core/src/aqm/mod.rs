@@ -307,6 +307,13 @@ pub trait Aqm {
         true
     }
 
+    /// Whether no hook does anything: `on_arrival` and `on_departure` always pass, and
+    /// `on_overflow` and `on_idle` keep their defaults. True lets a port skip every call,
+    /// and so never load the AQM (DropTail).
+    fn passive(&self) -> bool {
+        false
+    }
+
     /// Asks for the first timer; called once when the run starts.
     fn first_timer(&self, _now: Time) -> Option<Time> {
         None
@@ -457,6 +464,9 @@ macro_rules! registry {
             #[inline(always)]
             fn watches_idle(&self) -> bool {
                 dispatch_all!([$($V),*], self, a => a.watches_idle())
+            }
+            fn passive(&self) -> bool {
+                dispatch_all!([$($V),*], self, a => a.passive())
             }
             fn first_timer(&self, now: Time) -> Option<Time> {
                 dispatch_all!([$($V),*], self, a => a.first_timer(now))

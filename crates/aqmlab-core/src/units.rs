@@ -24,6 +24,11 @@ pub fn secs(t: Time) -> f64 {
 /// that a link never transmits faster than its nominal rate.
 #[inline]
 pub fn tx_time(bytes: u32, bps: u64) -> Time {
+    // Every packet pays this: below 2^31 bytes the numerator fits a u64, whose division
+    // is several times cheaper than the u128 one (1% of the 10 000-flow run).
+    if bytes < 1 << 31 {
+        return (bytes as u64 * 8 * NS_PER_SEC).div_ceil(bps);
+    }
     let num = bytes as u128 * 8 * NS_PER_SEC as u128;
     num.div_ceil(bps as u128) as Time
 }
@@ -304,5 +309,16 @@ mod tests {
     fn tx_time_rounds_up_to_the_nanosecond() {
         assert_eq!(tx_time(1500, 12_000_000), 1_000_000);
         assert_eq!(tx_time(1, 3_000_000_000), 3); // 8/3 ns -> 3
+    }
+
+    /// The u64 shortcut and the u128 path agree on both sides of where it stops.
+    #[test]
+    fn tx_time_is_exact_on_both_sides_of_its_u64_shortcut() {
+        let exact = |b: u32, bps: u64| (b as u128 * 8_000_000_000).div_ceil(bps as u128) as u64;
+        for b in [0, 1, 1000, (1 << 31) - 1, 1 << 31, u32::MAX] {
+            for bps in [1, 7, 999_999_937, 10_000_000_000, u64::MAX] {
+                assert_eq!(tx_time(b, bps), exact(b, bps), "{b} B at {bps} b/s");
+            }
+        }
     }
 }

@@ -433,6 +433,14 @@ impl OutputQueue {
         self.admit(idx, pkts, now, Some(room))
     }
 
+    /// Whether an arrival dropped packets from inside the buffer (`evicted`). Only a
+    /// flow-queue buffer does: asking `flows`, in the hot line, first keeps a FIFO port's
+    /// passage off `evicted`'s line, a cold one at scale.
+    #[inline]
+    pub fn has_evicted(&self) -> bool {
+        self.flows.is_some() && !self.evicted.is_empty()
+    }
+
     /// The packet at the head of a FIFO buffer (None for a flow-queue buffer).
     pub fn head(&self) -> Option<u32> {
         self.fifo.front().copied()

@@ -720,7 +720,7 @@ impl<'a> Simulator<'a> {
             q.on_idle(since);
         }
         let admission = q.arrive(pkt, &mut self.packets, now);
-        if !q.evicted.is_empty() {
+        if q.has_evicted() {
             self.drop_evicted(id);
         }
         let ch = &mut self.channels[c];

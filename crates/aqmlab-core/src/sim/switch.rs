@@ -220,7 +220,7 @@ impl Simulator<'_> {
             return self.drop_packet(pkt);
         }
         self.input_change(k, i, j, size, true);
-        if !self.queues[id.ix()].evicted.is_empty() {
+        if self.queues[id.ix()].has_evicted() {
             // A flow-queue VOQ (i, j) dropped from inside: all of them were bound for j.
             let mut ev = std::mem::take(&mut self.queues[id.ix()].evicted);
             for d in ev.drain(..) {

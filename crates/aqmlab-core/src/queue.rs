@@ -33,12 +33,11 @@ use crate::aqm::fq_codel::{FqCodel, FQ_CODEL_METRICS};
 use crate::aqm::{
     AnyAqm, Aqm, Backlog, DropTail, QueueView, Reason, Verdict, NUM_COLOURS, NUM_REASONS,
 };
-use crate::packet::{Colour, Ecn, PacketArena};
+use crate::packet::{Colour, Ecn, PacketArena, PacketList};
 use crate::record::{LogHistogram, TimeWeighted};
 use crate::rng::Rng;
 use crate::table::Table;
 use crate::units::{Time, NS_PER_SEC};
-use std::collections::VecDeque;
 
 pub use crate::aqm::Limit;
 
@@ -163,38 +162,38 @@ impl QueueCounters {
 ///
 /// Laid out by hand (issue 15). At 10 000 flows the access links' queues (two per host)
 /// are far out of cache, and nearly every packet that crosses one finds it idle: arrival,
-/// admission, departure at once. Fields are in the order a packet touches them, so that
-/// such a passage touches four cache lines and the AQM's tag (`packet_touches_few_lines`
-/// checks it), where an order chosen by the compiler spread it over a dozen: the counters
-/// every packet moves (the end of `counters`), zero sojourns, the lengths and limit (the
-/// start of `v`), the buffer, the peaks and busy time, the level's clock and idle time
-/// (the start of `level`); then what busier ports and the AQM use; then the warm-up copy
-/// and the rest, read once or twice a run.
+/// admission, departure at once. Such a passage touches three cache lines and the AQM's
+/// tag (`packet_touches_few_lines` checks it), where an order chosen by the compiler spread
+/// it over a dozen: the lengths and limit (the start of `v`, line 0); the counters every
+/// packet moves (the end of `counters`, which `v`'s 104 bytes and `counters`' 408 before
+/// them put at a line's start) and zero sojourns; the buffer's ends, the peaks and busy
+/// time, the level's clock and idle time (the start of `level`). Then what busier ports
+/// and the AQM use, then the warm-up copy and the rest, read once or twice a run.
 #[repr(C, align(64))]
 pub struct OutputQueue {
-    pub counters: QueueCounters,
-    /// Packets that left the instant they arrived (they found the link idle): counted
-    /// here, beside the rest of an idle port's packet, and handed to `sojourn` by `finish`.
-    zero_sojourns: u64,
     /// What the AQM sees, kept up to date in place (the waiting packets in total and by
     /// precedence, beside the buffer so that reading them needs no dispatch; the limit; the
     /// link rate; the upstream backlog), so that no hook call copies it.
     v: QueueView,
-    /// The waiting packets of a FIFO port.
-    fifo: VecDeque<u32>,
+    pub counters: QueueCounters,
+    /// Packets that left the instant they arrived (they found the link idle): counted
+    /// here, beside the rest of an idle port's packet, and handed to `sojourn` by `finish`.
+    zero_sojourns: u64,
+    /// The waiting packets of a FIFO port, threaded through their slots.
+    fifo: PacketList,
     /// The sub-queues and scheduler of a flow-queue port (then `fifo` stays empty). Two
-    /// fields rather than an enum: the FIFO path tests one pointer and touches its deque
+    /// fields rather than an enum: the FIFO path tests one pointer and touches its list
     /// directly.
     flows: Option<Box<FqCodel>>,
     /// `aqm.passive()`, kept beside the buffer: the port calls none of the AQM's hooks,
     /// and so does not load the AQM's line (an access link's, cold at scale) per packet.
     passive: bool,
-    peak_bytes: u64,
-    /// Nanoseconds the link spent transmitting inside the measurement window.
-    pub busy_ns: u64,
     /// Largest instantaneous occupancy over the whole run (warm-up included), for the
     /// capacity check at the end of the run.
     peak_pkts: u32,
+    peak_bytes: u64,
+    /// Nanoseconds the link spent transmitting inside the measurement window.
+    pub busy_ns: u64,
     pub level: TimeWeighted,
     /// Private: `passive` follows it (`set_aqm`).
     aqm: AnyAqm,
@@ -235,9 +234,8 @@ impl OutputQueue {
     /// the line that says so.
     #[inline]
     pub fn prefetch_hot(&self) {
-        crate::mem::prefetch(&self.counters);
         crate::mem::prefetch(&self.v);
-        crate::mem::prefetch(&self.fifo);
+        crate::mem::prefetch(&self.counters.arrivals);
         crate::mem::prefetch(&self.level);
         crate::mem::prefetch(&self.aqm);
     }
@@ -290,15 +288,15 @@ impl OutputQueue {
         rng: Rng,
     ) -> Self {
         OutputQueue {
+            v: QueueView::new(0, 0, limit, link_bps),
             counters: QueueCounters::default(),
             zero_sojourns: 0,
-            v: QueueView::new(0, 0, limit, link_bps),
-            fifo: VecDeque::new(),
+            fifo: PacketList::default(),
             flows,
             passive: aqm.passive(),
+            peak_pkts: 0,
             peak_bytes: 0,
             busy_ns: 0,
-            peak_pkts: 0,
             level: TimeWeighted::default(),
             aqm,
             sojourn: LogHistogram::default(),
@@ -443,7 +441,7 @@ impl OutputQueue {
 
     /// The packet at the head of a FIFO buffer (None for a flow-queue buffer).
     pub fn head(&self) -> Option<u32> {
-        self.fifo.front().copied()
+        self.fifo.front()
     }
 
     #[inline(always)]
@@ -497,7 +495,7 @@ impl OutputQueue {
         }
         p.enqueued = now;
         self.level.touch(now, self.v.len_pkts, self.v.len_bytes);
-        self.fifo.push_back(idx);
+        self.fifo.push_back(idx, pkts);
         self.push_backlog(c, size);
         self.peak_pkts = self.peak_pkts.max(self.v.len_pkts);
         self.peak_bytes = self.peak_bytes.max(self.v.len_bytes);
@@ -589,10 +587,10 @@ impl OutputQueue {
             return self.dequeue_flows(pkts, now, dropped);
         }
         loop {
-            let idx = self.fifo.pop_front()?;
+            let idx = self.fifo.pop_front(pkts)?;
             // The packet behind it leaves one serialisation from now and was last touched
             // when it arrived, a queueing delay ago: start loading it.
-            if let Some(&next) = self.fifo.front() {
+            if let Some(next) = self.fifo.front() {
                 crate::mem::prefetch(pkts.get(next));
             }
             let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
@@ -724,16 +722,16 @@ impl OutputQueue {
     }
 
     /// Packet indices still waiting (for conservation checks).
-    pub fn waiting(&self) -> Box<dyn Iterator<Item = &u32> + '_> {
+    pub fn waiting<'a>(&'a self, pkts: &'a PacketArena) -> Box<dyn Iterator<Item = u32> + 'a> {
         match &self.flows {
-            None => Box::new(self.fifo.iter()),
-            Some(f) => Box::new(f.waiting()),
+            None => Box::new(self.fifo.iter(pkts)),
+            Some(f) => Box::new(f.waiting().copied()),
         }
     }
 
     /// The conservation identities of ns-3's QueueDisc, on the run's totals. Differences are
     /// checked, not assumed: a broken counter is reported, never a wrap-around.
-    pub fn check_conservation(&self) -> Result<(), String> {
+    pub fn check_conservation(&self, pkts: &PacketArena) -> Result<(), String> {
         let c = &self.counters;
         let dropped_before = c
             .total_dropped()
@@ -752,7 +750,7 @@ impl OutputQueue {
             ));
         }
         let backlog = c.enqueued.checked_sub(c.dequeued + c.dropped_after_enqueue);
-        let waiting = self.waiting().count() as u64;
+        let waiting = self.waiting(pkts).count() as u64;
         if backlog != Some(waiting) {
             return Err(format!(
                 "enqueued {} - dequeued {} - dropped after enqueue {} != buffer length {}",

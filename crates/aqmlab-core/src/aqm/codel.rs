@@ -395,7 +395,7 @@ mod tests {
                 }
                 // At exactly target the sojourn counts as above, and drops follow.
                 assert_eq!(q.counters.total_dropped() > 0, drops, "{limit:?} {wait}");
-                q.check_conservation().unwrap();
+                q.check_conservation(&a).unwrap();
             }
         }
     }
@@ -420,7 +420,7 @@ mod tests {
             assert_eq!(state(&q).count, 1);
             assert_eq!(state(&q).drop_next, 205 * MS);
             assert_eq!(q.counters.dropped[Reason::Dequeue as usize], 1);
-            q.check_conservation().unwrap();
+            q.check_conservation(&a).unwrap();
         }
     }
 
@@ -455,7 +455,7 @@ mod tests {
                 assert_eq!(got, tick, "{limit:?} drop {k}");
             }
             assert_eq!(state(&q).count, 5);
-            q.check_conservation().unwrap();
+            q.check_conservation(&a).unwrap();
         }
     }
 
@@ -473,7 +473,7 @@ mod tests {
         assert!(s.is_some());
         assert_eq!(d, 4);
         assert_eq!(state(&q).count, 5);
-        q.check_conservation().unwrap();
+        q.check_conservation(&a).unwrap();
     }
 
     #[test]
@@ -579,7 +579,7 @@ mod tests {
             // Same instants as the drops of the Not-ECT case, one mark each, never a drop.
             assert_eq!(q.counters.marked[Reason::Dequeue as usize], 5);
             assert_eq!(q.counters.total_dropped(), 0);
-            q.check_conservation().unwrap();
+            q.check_conservation(&a).unwrap();
         }
     }
 

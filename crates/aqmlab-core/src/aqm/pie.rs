@@ -690,7 +690,7 @@ mod tests {
             assert_eq!(qd(&q), 12 * MS);
             q.dequeue(&mut a, 20 * MS, &mut vec![]);
             assert_eq!(qd(&q), 0);
-            q.check_conservation().unwrap();
+            q.check_conservation(&a).unwrap();
         }
     }
 

@@ -81,7 +81,7 @@ impl Simulator<'_> {
     pub(super) fn check_conservation(&self) -> Result<(), SimError> {
         let fail = |m: String| Err(SimError::Conservation(m));
         for (c, ch) in self.channels.iter().enumerate() {
-            if let Err(e) = self.queues[c].check_conservation() {
+            if let Err(e) = self.queues[c].check_conservation(&self.packets) {
                 return fail(format!("queue {}: {e}", queue_name(self.scenario, ch)));
             }
         }

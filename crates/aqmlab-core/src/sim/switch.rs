@@ -443,7 +443,7 @@ impl Simulator<'_> {
                     Some(j) => format!("switch {name} voq {i}->{j}"),
                     None => format!("switch {name} input {i}"),
                 };
-                q.check_conservation()
+                q.check_conservation(&self.packets)
                     .map_err(|e| format!("{label}: {e}"))?;
                 per_in[i] += q.len_pkts();
             }

@@ -110,7 +110,7 @@ fn bin_counts_stay_exact_through_accept_overflow_and_departure() {
                 assert_exact(&q, byte_mode);
             }
         }
-        q.check_conservation().unwrap();
+        q.check_conservation(&a).unwrap();
     }
 }
 
@@ -233,7 +233,7 @@ fn drive(q: &mut OutputQueue, secs: u64, mut each_ms: impl FnMut(u64, &OutputQue
         late.heavy_penalised_seen |= sfb(q).flow_p(1) >= 1.0;
         each_ms(ms, q);
     }
-    q.check_conservation().unwrap();
+    q.check_conservation(&a).unwrap();
     late
 }
 

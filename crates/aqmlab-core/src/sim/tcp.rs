@@ -31,7 +31,7 @@ impl Simulator<'_> {
         if let Some(ack) = ack {
             self.tcp_send_ack(f, ack);
         }
-        self.tcp_sync_timers(f);
+        self.tcp_sync_delack(f);
     }
 
     pub(super) fn on_rto_timer(&mut self, f: usize) {
@@ -54,7 +54,7 @@ impl Simulator<'_> {
         if let Some(ack) = tcp.receiver.on_delack_timer(now) {
             self.tcp_send_ack(f, ack);
         }
-        self.tcp_sync_timers(f);
+        self.tcp_sync_delack(f);
     }
 
     /// Puts the sender's segments on the wire and re-arms its timer.
@@ -89,7 +89,7 @@ impl Simulator<'_> {
             c.sent_bytes += size as u64;
             self.forward(src as usize, pkt);
         }
-        self.tcp_sync_timers(f);
+        self.tcp_sync_rto(f);
     }
 
     pub(super) fn tcp_send_ack(&mut self, f: usize, ack: Ack) {
@@ -115,32 +115,58 @@ impl Simulator<'_> {
 
     /// Keeps one timer event per pending deadline: re-arming is needed only when a
     /// deadline moves earlier; a later one is honoured when the earlier event fires.
-    pub(super) fn tcp_sync_timers(&mut self, f: usize) {
+    /// Only the sender moves the retransmission deadline and only the receiver the
+    /// delayed-ACK one, and each is synced after every change of its end's state, so an
+    /// event at one end syncs that end's timer alone (the other's check would find nothing
+    /// to do, after reading a line of the other end's state: cold at scale).
+    pub(super) fn tcp_sync_rto(&mut self, f: usize) {
         let Some(tcp) = &mut self.flows[f].tcp else {
             return;
         };
-        for (want, slot, owner) in [
-            (
-                tcp.sender.rto_deadline,
-                &mut tcp.rto_timer,
-                TimerOwner::TcpRto(f as u32),
-            ),
-            (
-                tcp.receiver.delack_deadline,
-                &mut tcp.delack_timer,
-                TimerOwner::TcpDelAck(f as u32),
-            ),
-        ] {
-            let Some(d) = want else { continue };
-            match *slot {
-                Some((_, at)) if at <= d => {}
-                other => {
-                    if let Some((h, _)) = other {
-                        self.timers.cancel(h);
-                    }
-                    *slot = Some((self.timers.arm(&mut self.events, d, owner), d));
-                }
+        let owner = TimerOwner::TcpRto(f as u32);
+        let want = tcp.sender.rto_deadline;
+        sync_timer(
+            &mut self.timers,
+            &mut self.events,
+            want,
+            &mut tcp.rto_timer,
+            owner,
+        );
+    }
+
+    /// The delayed-ACK side of `tcp_sync_rto`.
+    pub(super) fn tcp_sync_delack(&mut self, f: usize) {
+        let Some(tcp) = &mut self.flows[f].tcp else {
+            return;
+        };
+        let owner = TimerOwner::TcpDelAck(f as u32);
+        let want = tcp.receiver.delack_deadline;
+        sync_timer(
+            &mut self.timers,
+            &mut self.events,
+            want,
+            &mut tcp.delack_timer,
+            owner,
+        );
+    }
+}
+
+/// Arms a timer for deadline `want` unless the one in `slot` fires no later.
+fn sync_timer(
+    timers: &mut Timers,
+    events: &mut EventQueue,
+    want: Option<Time>,
+    slot: &mut Option<(TimerHandle, Time)>,
+    owner: TimerOwner,
+) {
+    let Some(d) = want else { return };
+    match *slot {
+        Some((_, at)) if at <= d => {}
+        other => {
+            if let Some((h, _)) = other {
+                timers.cancel(h);
             }
+            *slot = Some((timers.arm(events, d, owner), d));
         }
     }
 }

@@ -197,8 +197,12 @@ pub struct Sender {
     /// The last window reduction was for a mark (ns-2 `last_cwnd_action_ == ECN`): a
     /// timeout before its data is acked keeps ssthresh (`slowdown(CLOSE_CWND_ONE)`).
     ecn_last: bool,
-    /// SACK scoreboard for segments [snd_una, maxseq): SACKED and RETX bits.
+    /// SACK scoreboard for segments [snd_una, maxseq): SACKED and RETX bits. Kept only
+    /// where it is read (`keeps_board`): SACK's scoreboard, and PRR's safe ACK (a
+    /// retransmission acked). Otherwise it stays empty: its ring was a line that every
+    /// segment sent and every ACK touched, cold at scale.
     board: VecDeque<u8>,
+    keeps_board: bool,
     /// Segments with the SACKED bit on the board.
     sacked: u64,
     /// PRR (RFC 6937) state of the current recovery, in segments.
@@ -247,6 +251,7 @@ impl Sender {
             ecn_at_one: false,
             ecn_last: false,
             board: VecDeque::new(),
+            keeps_board: cfg.variant == Variant::Sack || matches!(cfg.recovery, Recovery::Prr(_)),
             sacked: 0,
             prr: PrrState::default(),
             stats: SenderStats::default(),
@@ -301,7 +306,9 @@ impl Sender {
                 self.timed = Some((seq, now));
             }
             self.maxseq = seq + 1;
-            self.board.push_back(0);
+            if self.keeps_board {
+                self.board.push_back(0);
+            }
         }
         let cwr = !retransmit && std::mem::take(&mut self.cwr_pending);
         self.stats.segments_sent += 1;
@@ -587,9 +594,11 @@ impl Sender {
         if !ece {
             self.ecn_at_one = false;
         }
-        for _ in 0..newly {
-            if self.board.pop_front().is_some_and(|f| f & SACKED != 0) {
-                self.sacked -= 1;
+        if self.keeps_board {
+            for _ in 0..newly {
+                if self.board.pop_front().is_some_and(|f| f & SACKED != 0) {
+                    self.sacked -= 1;
+                }
             }
         }
         self.snd_una = a;

@@ -140,6 +140,12 @@ impl Simulator<'_> {
         }
         self.switches_finish();
         self.check_conservation()?;
+        // The packets and the pending events are done with. Freed now, their memory, in
+        // use and so already mapped, takes the summaries below; memory first touched costs
+        // ~2 ms per MB on this machine (26 MB of queue summaries at 10 000 flows: 55 ms).
+        let packets = self.packets.created();
+        drop(std::mem::take(&mut self.packets));
+        drop(std::mem::take(&mut self.events));
         assert_eq!(
             self.ts.time_s.len(),
             self.ts.queues.samples(),
@@ -281,7 +287,7 @@ impl Simulator<'_> {
             flows,
             timeseries: self.ts,
             events: self.processed,
-            packets: self.packets.created(),
+            packets,
             measured_s: t,
             extra_tables,
         })

@@ -195,10 +195,11 @@ pub struct OutputQueue {
     /// Nanoseconds the link spent transmitting inside the measurement window.
     pub busy_ns: u64,
     pub level: TimeWeighted,
+    /// Sojourn times other than 0 until `finish`, then all of them (read it then). Beside
+    /// `level`, which ends on a line's end: a packet that waited reads both.
+    sojourn: LogHistogram,
     /// Private: `passive` follows it (`set_aqm`).
     aqm: AnyAqm,
-    /// Sojourn times other than 0 until `finish`, then all of them (read it then).
-    sojourn: LogHistogram,
     pub rng: Rng,
     pub at_warmup: QueueCounters,
     /// ∫ packets dt (packet·ns) of the windows closed by `restart_measurement`, so the

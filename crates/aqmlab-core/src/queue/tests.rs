@@ -368,3 +368,25 @@ fn packet_touches_few_lines() {
     assert_eq!(std::mem::align_of::<OutputQueue>(), 64);
     assert!(lines.len() <= 3, "lines {lines:?} of {touched:?}");
 }
+
+/// What recording a packet's non-zero sojourn touches (`LogHistogram::record` before a
+/// flush) lies in two lines: a packet that waited at an access link reads them, cold at
+/// scale, beside the level's.
+#[test]
+fn a_sojourn_record_touches_two_lines() {
+    use crate::record::LogHistogram;
+    use std::mem::{offset_of, size_of};
+    let at = offset_of!(OutputQueue, sojourn);
+    let touched = [
+        (at + offset_of!(LogHistogram, sum), 16),
+        (at + offset_of!(LogHistogram, n), 8),
+        (at + offset_of!(LogHistogram, max), 8),
+        (
+            at + LogHistogram::PENDING_SPAN.0,
+            LogHistogram::PENDING_SPAN.1,
+        ),
+    ];
+    let lines = crate::mem::lines_of(&touched);
+    assert_eq!(lines.len(), 2, "lines {lines:?} of {touched:?}");
+    assert!(size_of::<LogHistogram>() < 192);
+}

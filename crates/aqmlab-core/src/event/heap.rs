@@ -104,22 +104,16 @@ impl Heap {
         let n = self.v.len();
         assert!(n > 0, "replace_top on an empty heap");
         let xk = rank(&x);
-        let prefetching = n >= PREFETCH_FROM;
         let v = self.v.as_mut_ptr();
         // SAFETY: every index read or written is checked against n first (c < n before
-        // reading c, c + 1 < n before reading c + 1, g + 3 < n before prefetching g..g + 3;
-        // i is 0 or a former c).
+        // reading c, c + 1 < n before reading c + 1; `prefetch_below` checks its own);
+        // i is 0 or a former c.
         unsafe {
             let top = *v;
             let mut i = 0;
             let mut c = 1;
             while c < n {
-                let g = 2 * c + 1;
-                if prefetching && g + 3 < n {
-                    prefetch(&*v.add(g));
-                    prefetch(&*v.add(g + 2));
-                    prefetch(&*v.add(g + 3));
-                }
+                prefetch_below(v, c, n);
                 if c + 1 < n {
                     c += (rank(&*v.add(c + 1)) < rank(&*v.add(c))) as usize;
                 }
@@ -142,11 +136,10 @@ impl Heap {
         let n = self.v.len();
         assert!(n > 0, "replace_top on an empty heap");
         let xk = rank(&x);
-        let prefetching = n >= PREFETCH_FROM;
         let v = self.v.as_mut_ptr();
         // SAFETY: every index read or written is checked against n first (c + 1 < n before
-        // reading c and c + 1, g + 3 < n before prefetching g..g + 3; i is 0 or a former c,
-        // and a parent index is below its child's).
+        // reading c and c + 1; `prefetch_below` checks its own); i is 0 or a former c, and a
+        // parent index is below its child's.
         unsafe {
             let top = *v;
             // Floyd: the hole goes to the bottom along the smaller children (one comparison
@@ -155,13 +148,7 @@ impl Heap {
             let mut i = 0;
             let mut c = 1;
             while c + 1 < n {
-                let g = 2 * c + 1;
-                if prefetching && g + 3 < n {
-                    // The four grandchildren span 128 bytes, three lines when not aligned.
-                    prefetch(&*v.add(g));
-                    prefetch(&*v.add(g + 2));
-                    prefetch(&*v.add(g + 3));
-                }
+                prefetch_below(v, c, n);
                 c += (rank(&*v.add(c + 1)) < rank(&*v.add(c))) as usize;
                 *v.add(i) = *v.add(c);
                 i = c;
@@ -181,6 +168,25 @@ impl Heap {
             }
             *v.add(i) = x;
             top
+        }
+    }
+}
+
+/// On a heap of `n` ≥ `PREFETCH_FROM` entries at `v`, asks for the four grandchildren below
+/// child `c` and its sibling (whichever child wins, its children are among them): 128
+/// bytes, three lines when not aligned.
+///
+/// # Safety
+/// `v` points to `n` entries.
+#[inline(always)]
+unsafe fn prefetch_below(v: *const Entry, c: usize, n: usize) {
+    let g = 2 * c + 1;
+    if n >= PREFETCH_FROM && g + 3 < n {
+        // SAFETY: g + 3 < n.
+        unsafe {
+            prefetch(&*v.add(g));
+            prefetch(&*v.add(g + 2));
+            prefetch(&*v.add(g + 3));
         }
     }
 }

@@ -31,7 +31,7 @@ impl Simulator<'_> {
         if let Some(ack) = ack {
             self.tcp_send_ack(f, ack);
         }
-        self.tcp_sync_delack(f);
+        self.tcp_sync_timer(f, End::Receiver);
     }
 
     pub(super) fn on_rto_timer(&mut self, f: usize) {
@@ -54,7 +54,7 @@ impl Simulator<'_> {
         if let Some(ack) = tcp.receiver.on_delack_timer(now) {
             self.tcp_send_ack(f, ack);
         }
-        self.tcp_sync_delack(f);
+        self.tcp_sync_timer(f, End::Receiver);
     }
 
     /// Puts the sender's segments on the wire and re-arms its timer.
@@ -89,7 +89,7 @@ impl Simulator<'_> {
             c.sent_bytes += size as u64;
             self.forward(src as usize, pkt);
         }
-        self.tcp_sync_rto(f);
+        self.tcp_sync_timer(f, End::Sender);
     }
 
     pub(super) fn tcp_send_ack(&mut self, f: usize, ack: Ack) {
@@ -118,37 +118,45 @@ impl Simulator<'_> {
     /// Only the sender moves the retransmission deadline and only the receiver the
     /// delayed-ACK one, and each is synced after every change of its end's state, so an
     /// event at one end syncs that end's timer alone (the other's check would find nothing
-    /// to do, after reading a line of the other end's state: cold at scale).
-    pub(super) fn tcp_sync_rto(&mut self, f: usize) {
+    /// to do, after reading a line of the other end's state: cold at scale). Debug builds
+    /// check that claim.
+    #[inline(always)]
+    pub(super) fn tcp_sync_timer(&mut self, f: usize, end: End) {
         let Some(tcp) = &mut self.flows[f].tcp else {
             return;
         };
-        let owner = TimerOwner::TcpRto(f as u32);
-        let want = tcp.sender.rto_deadline;
-        sync_timer(
-            &mut self.timers,
-            &mut self.events,
-            want,
-            &mut tcp.rto_timer,
-            owner,
-        );
+        #[cfg(debug_assertions)]
+        {
+            let (other, other_slot) = match end {
+                End::Sender => (tcp.receiver.delack_deadline, tcp.delack_timer),
+                End::Receiver => (tcp.sender.rto_deadline, tcp.rto_timer),
+            };
+            debug_assert!(
+                other.is_none_or(|d| other_slot.is_some_and(|(_, at)| at <= d)),
+                "the other end's timer is out of sync"
+            );
+        }
+        let (want, slot, owner) = match end {
+            End::Sender => (
+                tcp.sender.rto_deadline,
+                &mut tcp.rto_timer,
+                TimerOwner::TcpRto(f as u32),
+            ),
+            End::Receiver => (
+                tcp.receiver.delack_deadline,
+                &mut tcp.delack_timer,
+                TimerOwner::TcpDelAck(f as u32),
+            ),
+        };
+        sync_timer(&mut self.timers, &mut self.events, want, slot, owner);
     }
+}
 
-    /// The delayed-ACK side of `tcp_sync_rto`.
-    pub(super) fn tcp_sync_delack(&mut self, f: usize) {
-        let Some(tcp) = &mut self.flows[f].tcp else {
-            return;
-        };
-        let owner = TimerOwner::TcpDelAck(f as u32);
-        let want = tcp.receiver.delack_deadline;
-        sync_timer(
-            &mut self.timers,
-            &mut self.events,
-            want,
-            &mut tcp.delack_timer,
-            owner,
-        );
-    }
+/// The end of a TCP connection whose state an event changed.
+#[derive(Clone, Copy)]
+pub(super) enum End {
+    Sender,
+    Receiver,
 }
 
 /// Arms a timer for deadline `want` unless the one in `slot` fires no later.

@@ -26,13 +26,16 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// mimalloc's `purge_delay` option (`mi_option_purge_delay` in mimalloc.h, v3).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Milliseconds mimalloc keeps freed memory before returning it to the system. Its default,
-/// a second, let a large run's parsed document (freed) and its state (then allocated) both
-/// count in its peak RSS (+80-160 MB at 10 000 flows). Returning memory at once (0) cost a
-/// page fault on every page a small run touches again, run after run: 250 000 faults in 500
-/// loads of the 100-flow dumbbell, 60% of its parse-to-build time. 10 ms keeps both: the
-/// 10 000-flow peak RSS 322 MB (319 at 0), the 100-flow load 0.9 ms (2.3 at 0).
-const PURGE_DELAY_MS: std::ffi::c_long = 10;
+/// Milliseconds mimalloc keeps freed memory before returning it to the system: a second,
+/// mimalloc's own default, set here so that a change of default cannot move our figures.
+/// A run frees and allocates as it goes (the packet arena and histograms grow, the arena
+/// is freed before the summaries): memory kept for a second is taken again without a page
+/// fault, where memory returned at 10 ms (this setting until 2026-11-27) was mapped and
+/// zeroed anew, ~2 ms per MB on the development VM. At 10 000 flows the event loop runs 4-5%
+/// faster and the peak RSS grows from ~385 to ~515 MB (BENCHMARKS.md, "2026-11-27
+/// (midday)"). At 0 a small run faulted on every page it reused (253 000 faults in 500
+/// loads of the 100-flow dumbbell against 7 300 at 10 ms).
+const PURGE_DELAY_MS: std::ffi::c_long = 1000;
 
 fn setup_allocator() {
     // SAFETY: sets a process-wide integer option, which mimalloc reads on every purge.

@@ -140,7 +140,51 @@ pub struct EventQueue {
     lookahead: bool,
     /// The arrivals `NEAR` and `FAR` places on in the lane of the last pop, if it came from
     /// a lane and `lookahead` is on.
-    ahead: (Option<Event>, Option<Event>),
+    ahead: Ahead,
+}
+
+/// What the lookahead needs of the arrivals `NEAR` and `FAR` places on in a lane: their
+/// packets, and the node the nearer one reaches; `NO_PACKET` where there is none. Plain
+/// indices, not the events: the simulator reads them at every pop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ahead {
+    pub near_packet: u32,
+    pub near_node: u32,
+    pub far_packet: u32,
+}
+
+impl Ahead {
+    pub const NONE: Ahead = Ahead {
+        near_packet: NO_PACKET,
+        near_node: 0,
+        far_packet: NO_PACKET,
+    };
+
+    #[inline]
+    fn of(near: Option<&Entry>, far: Option<&Entry>) -> Ahead {
+        let mut a = Ahead::NONE;
+        if let Some(&Entry {
+            event: Event::Arrive { node, packet, .. },
+            ..
+        }) = near
+        {
+            (a.near_packet, a.near_node) = (packet, node);
+        }
+        if let Some(&Entry {
+            event: Event::Arrive { packet, .. },
+            ..
+        }) = far
+        {
+            a.far_packet = packet;
+        }
+        a
+    }
+}
+
+impl Default for Ahead {
+    fn default() -> Self {
+        Ahead::NONE
+    }
 }
 
 impl EventQueue {
@@ -269,10 +313,7 @@ impl EventQueue {
                 crate::mem::prefetch(ahead);
             }
             if self.lookahead {
-                self.ahead = (
-                    lane.get(NEAR).map(|e| e.event),
-                    lane.get(FAR).map(|e| e.event),
-                );
+                self.ahead = Ahead::of(lane.get(NEAR), lane.get(FAR));
             }
             if let Some(&next) = lane.front() {
                 // Replacing the top sifts it down once: cheaper than a pop and a push.
@@ -303,18 +344,15 @@ impl EventQueue {
     /// (none after a pop of the heap alone, or without `set_lookahead`): a lane is known
     /// well ahead of its pops.
     #[inline]
-    pub fn lane_ahead(&mut self) -> (Option<Event>, Option<Event>) {
-        std::mem::take(&mut self.ahead)
+    pub fn lane_ahead(&mut self) -> Ahead {
+        std::mem::replace(&mut self.ahead, Ahead::NONE)
     }
 
-    /// The next event to pop (to prefetch what it will touch).
+    /// The heap's next event, timers aside: what the simulator prefetches for (a timer
+    /// is seldom next, and then the guess only loads a line early).
     #[inline]
-    pub fn peek(&self) -> Option<Event> {
-        match (self.heap.peek(), self.timers.peek()) {
-            (Some(e), Some(t)) if heap::rank(&t) < heap::rank(&e) => Some(t.event),
-            (Some(e), _) => Some(e.event),
-            (None, t) => t.map(|t| t.event),
-        }
+    pub fn peek_heap(&self) -> Option<Event> {
+        self.heap.peek().map(|e| e.event)
     }
 
     /// Puts back an event just popped, for the census at the end of a run only: the lanes
@@ -505,42 +543,36 @@ mod tests {
             }
             q.schedule(500, Event::Sample);
         };
-        let packet = |e: Option<Event>| match e {
-            Some(Event::Arrive { packet, .. }) => Some(packet),
-            _ => None,
-        };
+        let none = Ahead::NONE;
         let mut q = EventQueue::new();
         fill(&mut q);
         q.pop();
         q.pop();
-        assert_eq!(q.lane_ahead(), (None, None), "off unless set");
+        assert_eq!(q.lane_ahead(), none, "off unless set");
         let mut q = EventQueue::new();
         q.set_lookahead(true);
         fill(&mut q);
         assert_eq!(q.pop(), Some((500, Event::Sample)));
-        assert_eq!(q.lane_ahead(), (None, None), "the heap alone names none");
+        assert_eq!(q.lane_ahead(), none, "the heap alone names none");
         let (_, first) = q.pop().unwrap();
         assert!(matches!(first, Event::Arrive { packet: 0, .. }));
-        let (near, far) = q.lane_ahead();
-        let want = (Some(1 + NEAR as u32), Some(1 + FAR as u32));
-        assert_eq!((packet(near), packet(far)), want);
-        assert_eq!(q.lane_ahead(), (None, None), "read once");
+        let a = q.lane_ahead();
+        assert_eq!(
+            (a.near_packet, a.near_node, a.far_packet),
+            (1 + NEAR as u32, 3, 1 + FAR as u32)
+        );
+        assert_eq!(q.lane_ahead(), none, "read once");
         let mut seen = vec![];
         while let Some((_, e)) = q.pop() {
             assert!(matches!(e, Event::Arrive { .. }));
             seen.push(q.lane_ahead());
         }
         // After packet p: p + 1 + NEAR and p + 1 + FAR, while the lane holds them.
-        let (near, far) = (seen[0].0, seen[0].1);
         assert_eq!(
-            (packet(near), packet(far)),
-            (Some(2 + NEAR as u32), Some(2 + FAR as u32))
+            (seen[0].near_packet, seen[0].far_packet),
+            (2 + NEAR as u32, 2 + FAR as u32)
         );
-        assert_eq!(
-            seen.last(),
-            Some(&(None, None)),
-            "none beyond the lane's end"
-        );
+        assert_eq!(seen.last(), Some(&none), "none beyond the lane's end");
     }
 
     /// Quiet wires' arrivals of two delays (a packet's and an ACK's serialisation plus the

@@ -488,7 +488,7 @@ impl<'a> Simulator<'a> {
             self.processed += 1;
             // The packet a wire delivers next was last touched when it was sent, a round
             // trip's worth of other packets ago: start loading it now.
-            if let Some(Event::Arrive { packet, node, .. }) = self.events.peek() {
+            if let Some(Event::Arrive { packet, node, .. }) = self.events.peek_heap() {
                 crate::mem::prefetch(self.packets.get(packet));
                 crate::mem::prefetch(&self.nodes[node as usize]);
                 if lookahead {
@@ -496,12 +496,12 @@ impl<'a> Simulator<'a> {
                 }
             }
             if lookahead {
-                let (near, far) = self.events.lane_ahead();
-                if let Some(Event::Arrive { packet, .. }) = far {
-                    crate::mem::prefetch(self.packets.get(packet));
+                let a = self.events.lane_ahead();
+                if a.far_packet != NO_PACKET {
+                    crate::mem::prefetch(self.packets.get(a.far_packet));
                 }
-                if let Some(Event::Arrive { packet, node, .. }) = near {
-                    self.prefetch_hop(node as usize, packet);
+                if a.near_packet != NO_PACKET {
+                    self.prefetch_hop(a.near_node as usize, a.near_packet);
                 }
             }
             if self.processed & 0xFFFF == 0 {

@@ -188,6 +188,12 @@ pub struct OutputQueue {
     /// `aqm.passive()`, kept beside the buffer: the port calls none of the AQM's hooks,
     /// and so does not load the AQM's line (an access link's, cold at scale) per packet.
     passive: bool,
+    /// Whether the AQM or flow scheduler has sampled variables (`metric_names`), kept in
+    /// the hot line for the periodic sample, which then leaves the AQM's line alone.
+    has_metrics: bool,
+    /// Whether any packet was dropped or marked here yet: until one is, a sample knows the
+    /// drop and mark counters (two lines of their own) are zero without reading them.
+    dropped_or_marked: bool,
     /// Largest instantaneous occupancy over the whole run (warm-up included), for the
     /// capacity check at the end of the run.
     peak_pkts: u32,
@@ -202,9 +208,6 @@ pub struct OutputQueue {
     aqm: AnyAqm,
     pub rng: Rng,
     pub at_warmup: QueueCounters,
-    /// ∫ packets dt (packet·ns) of the windows closed by `restart_measurement`, so the
-    /// area since time 0 survives the warm-up restart (per-period means in time series).
-    area_before: u128,
     /// Packets dropped from inside a flow-queue buffer by an arrival, for the caller to free.
     pub evicted: Vec<u32>,
 }
@@ -241,6 +244,18 @@ impl OutputQueue {
         crate::mem::prefetch(&self.aqm);
     }
 
+    /// See `has_metrics`.
+    #[inline]
+    pub fn has_metrics(&self) -> bool {
+        self.has_metrics
+    }
+
+    /// See `dropped_or_marked`.
+    #[inline]
+    pub fn dropped_or_marked(&self) -> bool {
+        self.dropped_or_marked
+    }
+
     /// The port's AQM.
     pub fn aqm(&self) -> &AnyAqm {
         &self.aqm
@@ -251,6 +266,7 @@ impl OutputQueue {
     pub(crate) fn set_aqm(&mut self, aqm: AnyAqm) {
         self.passive = aqm.passive();
         self.aqm = aqm;
+        self.has_metrics = !self.metric_names().is_empty();
     }
 
     /// The AQM's first timer, asked for once when the run starts.
@@ -288,13 +304,15 @@ impl OutputQueue {
         aqm: AnyAqm,
         rng: Rng,
     ) -> Self {
-        OutputQueue {
+        let mut q = OutputQueue {
             v: QueueView::new(0, 0, limit, link_bps),
             counters: QueueCounters::default(),
             zero_sojourns: 0,
             fifo: PacketList::default(),
             flows,
             passive: aqm.passive(),
+            has_metrics: false,
+            dropped_or_marked: false,
             peak_pkts: 0,
             peak_bytes: 0,
             busy_ns: 0,
@@ -303,9 +321,10 @@ impl OutputQueue {
             sojourn: LogHistogram::default(),
             rng,
             at_warmup: QueueCounters::default(),
-            area_before: 0,
             evicted: Vec::new(),
-        }
+        };
+        q.has_metrics = !q.metric_names().is_empty();
+        q
     }
 
     #[inline]
@@ -487,6 +506,7 @@ impl OutputQueue {
         if let Some(r) = mark {
             p.ecn = Ecn::Ce;
             self.counters.marked[r as usize] += 1;
+            self.dropped_or_marked = true;
             if c != 0 {
                 self.counters.not_green[c].marked[r as usize] += 1;
             }
@@ -548,6 +568,7 @@ impl OutputQueue {
             self.v.len_pkts = f.len_pkts();
             let n = (self.evicted.len() - from) as u64;
             self.counters.dropped[Reason::Overflow as usize] += n;
+            self.dropped_or_marked = true;
             self.counters.dropped_after_enqueue += n;
             for &i in &self.evicted[from..] {
                 let p = pkts.get(i);
@@ -568,6 +589,7 @@ impl OutputQueue {
     #[inline]
     fn drop_arrival(&mut self, r: Reason, c: usize) -> Admission {
         self.counters.dropped[r as usize] += 1;
+        self.dropped_or_marked = true;
         if c != 0 {
             self.counters.not_green[c].dropped[r as usize] += 1;
         }
@@ -662,6 +684,7 @@ impl OutputQueue {
             Verdict::Mark(r) if p.ecn.is_ect() => {
                 p.ecn = Ecn::Ce;
                 self.counters.marked[r as usize] += 1;
+                self.dropped_or_marked = true;
                 if c != 0 {
                     self.counters.not_green[c].marked[r as usize] += 1;
                 }
@@ -684,6 +707,7 @@ impl OutputQueue {
     #[inline]
     fn drop_after_enqueue(&mut self, r: Reason, c: usize) {
         self.counters.dropped[r as usize] += 1;
+        self.dropped_or_marked = true;
         self.counters.dropped_after_enqueue += 1;
         if c != 0 {
             self.counters.not_green[c].dropped[r as usize] += 1;
@@ -694,7 +718,6 @@ impl OutputQueue {
     /// Restarts every measurement at the end of the warm-up.
     pub fn restart_measurement(&mut self, now: Time) {
         self.level.touch(now, self.len_pkts(), self.v.len_bytes);
-        self.area_before += self.level.sum_pkts;
         self.level.restart(now);
         self.sojourn = LogHistogram::default();
         self.zero_sojourns = 0;
@@ -705,7 +728,7 @@ impl OutputQueue {
     /// over their time gap is the exact time-weighted mean queue in between.
     pub fn area_pkt_s(&self, now: Time) -> f64 {
         let open = self.len_pkts() as u128 * (now - self.level.last) as u128;
-        (self.area_before + self.level.sum_pkts + open) as f64 / NS_PER_SEC as f64
+        (self.level.sum_pkts_before + self.level.sum_pkts + open) as f64 / NS_PER_SEC as f64
     }
 
     /// Closes the time integrals at the end of the run.

@@ -22,8 +22,12 @@ pub struct TimeWeighted {
     /// not a queue anyone waited in, so it does not count.
     pub max_pkts: u32,
     pub max_bytes: u64,
-    pub start: Time,
     pub sum_pkts: u128,
+    /// ∫ packets dt (packet·ns) of the windows closed by `restart`, so that the area since
+    /// time 0 survives a warm-up restart (per-period means in time series). Beside
+    /// `sum_pkts`: a periodic sample reads both, in the line after `last`'s.
+    pub sum_pkts_before: u128,
+    pub start: Time,
     pub sum_pkts2: u128,
     pub sum_bytes: u128,
     pub sum_bytes2: u128,
@@ -66,6 +70,7 @@ impl TimeWeighted {
         *self = TimeWeighted {
             last: now,
             start: now,
+            sum_pkts_before: self.sum_pkts_before + self.sum_pkts,
             ..Default::default()
         };
     }

@@ -367,7 +367,11 @@ fn fingerprint(c: RedConfig) -> (u64, u32, u32) {
     for i in 0..60_000u64 {
         let phase = (i / 5) % 60;
         let len = if phase < 30 { phase } else { 60 - phase } as u32;
-        let now = i * 200_000;
+        // From 150 µs on, so that the first idle period (150 µs before the first arrival)
+        // starts at a time ≥ 0: it began at -150 µs, which wrapped in release builds and
+        // overflowed in debug ones. RED reads only differences of times, so the recorded
+        // fingerprints hold.
+        let now = 150_000 + i * 200_000;
         if len == 0 {
             red.on_idle(now - 150_000);
         }

@@ -667,21 +667,28 @@ impl<'a> Simulator<'a> {
 
     #[inline]
     fn deliver(&mut self, pkt: u32) {
-        let p = *self.packets.get(pkt);
-        self.packets.free(pkt);
-        let f = &mut self.flows[p.flow as usize];
+        // Field by field: a data packet's second line (the acknowledgement's fields) is
+        // neither needed nor loaded (the lookahead asks for the first line only).
+        let p = self.packets.get(pkt);
+        let (flow, size) = (p.flow as usize, p.size as u64);
         if p.is_ack {
+            let ack = p.ack;
+            self.packets.free(pkt);
+            let f = &mut self.flows[flow];
             f.acks.recv_pkts += 1;
-            f.acks.recv_bytes += p.size as u64;
-            return self.tcp_on_ack(p.flow as usize, &p.ack);
+            f.acks.recv_bytes += size;
+            return self.tcp_on_ack(flow, &ack);
         }
-        let delay = self.now - p.created;
+        let (created, seq, ce, cwr) = (p.created, p.seq, p.ecn == Ecn::Ce, p.cwr);
+        self.packets.free(pkt);
+        let delay = self.now - created;
+        let f = &mut self.flows[flow];
         f.c.recv_pkts += 1;
-        f.c.recv_bytes += p.size as u64;
+        f.c.recv_bytes += size;
         f.c.delay_sum_ns += delay as u128;
         f.delay_max_ns = f.delay_max_ns.max(delay);
         if f.tcp.is_some() {
-            self.tcp_on_data(p.flow as usize, &p);
+            self.tcp_on_data(flow, seq, ce, cwr);
         }
     }
 

@@ -22,12 +22,12 @@ impl Simulator<'_> {
         self.segments = segs;
     }
 
-    pub(super) fn tcp_on_data(&mut self, f: usize, p: &Packet) {
+    pub(super) fn tcp_on_data(&mut self, f: usize, seq: u64, ce: bool, cwr: bool) {
         let now = self.now;
         let Some(tcp) = &mut self.flows[f].tcp else {
             return;
         };
-        let ack = tcp.receiver.on_data(p.seq, p.ecn == Ecn::Ce, p.cwr, now);
+        let ack = tcp.receiver.on_data(seq, ce, cwr, now);
         if let Some(ack) = ack {
             self.tcp_send_ack(f, ack);
         }

@@ -505,8 +505,7 @@ impl OutputQueue {
         let p = pkts.get_mut(idx);
         if let Some(r) = mark {
             p.ecn = Ecn::Ce;
-            self.counters.marked[r as usize] += 1;
-            self.dropped_or_marked = true;
+            self.count_mark(r);
             if c != 0 {
                 self.counters.not_green[c].marked[r as usize] += 1;
             }
@@ -567,6 +566,7 @@ impl OutputQueue {
             self.v.len_bytes -= f.drop_from_fattest(pkts, &mut self.evicted);
             self.v.len_pkts = f.len_pkts();
             let n = (self.evicted.len() - from) as u64;
+            // `count_drop`'s two writes, by field: `f` holds `self.flows`.
             self.counters.dropped[Reason::Overflow as usize] += n;
             self.dropped_or_marked = true;
             self.counters.dropped_after_enqueue += n;
@@ -586,10 +586,23 @@ impl OutputQueue {
         debug_assert!(!self.over_limit());
     }
 
+    /// Counts a drop for reason `r`, and notes that the drop counters are no longer zero.
     #[inline]
-    fn drop_arrival(&mut self, r: Reason, c: usize) -> Admission {
+    fn count_drop(&mut self, r: Reason) {
         self.counters.dropped[r as usize] += 1;
         self.dropped_or_marked = true;
+    }
+
+    /// Counts an ECN mark for reason `r` (see `count_drop`).
+    #[inline]
+    fn count_mark(&mut self, r: Reason) {
+        self.counters.marked[r as usize] += 1;
+        self.dropped_or_marked = true;
+    }
+
+    #[inline]
+    fn drop_arrival(&mut self, r: Reason, c: usize) -> Admission {
+        self.count_drop(r);
         if c != 0 {
             self.counters.not_green[c].dropped[r as usize] += 1;
         }
@@ -683,8 +696,7 @@ impl OutputQueue {
             }
             Verdict::Mark(r) if p.ecn.is_ect() => {
                 p.ecn = Ecn::Ce;
-                self.counters.marked[r as usize] += 1;
-                self.dropped_or_marked = true;
+                self.count_mark(r);
                 if c != 0 {
                     self.counters.not_green[c].marked[r as usize] += 1;
                 }
@@ -706,8 +718,7 @@ impl OutputQueue {
 
     #[inline]
     fn drop_after_enqueue(&mut self, r: Reason, c: usize) {
-        self.counters.dropped[r as usize] += 1;
-        self.dropped_or_marked = true;
+        self.count_drop(r);
         self.counters.dropped_after_enqueue += 1;
         if c != 0 {
             self.counters.not_green[c].dropped[r as usize] += 1;

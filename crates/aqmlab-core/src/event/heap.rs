@@ -30,7 +30,7 @@ pub(super) struct Heap {
 /// An entry's place in the order: time, then sequence (keys are unique). One 128-bit
 /// comparison is a compare and a subtract-with-borrow, where a tuple's is two branches.
 #[inline(always)]
-pub(super) fn rank(e: &Entry) -> u128 {
+fn rank(e: &Entry) -> u128 {
     (e.time as u128) << 64 | e.key as u128
 }
 

@@ -173,7 +173,19 @@ def summarise(runs: list[dict]) -> dict:
     return out
 
 
-def table(rows: list[dict]) -> str:
+def round_ratios(runs: dict[int, list[dict]], n: int, base: int) -> list[float]:
+    """Engine cost per packet at `n` flows over that at `base`, round by round. A round's
+    runs follow one another within seconds, so the spread of these ratios shows how far
+    the shared machine's drift moves the ratio of the medians."""
+    pairs = zip(runs[n], runs[base], strict=True)
+    return [
+        a["engine_us_per_packet"] / b["engine_us_per_packet"]
+        for a, b in pairs
+        if "error" not in a and "error" not in b
+    ]
+
+
+def table(rows: list[dict], ratios: dict[int, list[float]] | None = None) -> str:
     lines = [
         "| flows | bottleneck | events per packet | engine µs per packet | ns per event "
         "| peak RSS | load + validate + build | run() outside the event loop "
@@ -198,10 +210,12 @@ def table(rows: list[dict]) -> str:
         base = ok[0]
         lines.append("")
         for r in ok[1:]:
+            each = (ratios or {}).get(r["flows"], [])
+            rounds = f" (round by round: {min(each):.2f}-{max(each):.2f}x)" if len(each) > 1 else ""
             lines.append(
                 f"engine µs per packet at {r['flows']:,} flows / at {base['flows']:,} flows "
                 f"(medians of {r.get('repeats', 1)}): "
-                f"{r['engine_us_per_packet'] / base['engine_us_per_packet']:.2f}x"
+                f"{r['engine_us_per_packet'] / base['engine_us_per_packet']:.2f}x{rounds}"
             )
     return "\n".join(lines).replace(",", " ")
 
@@ -252,7 +266,8 @@ def main() -> None:
             runs[n].append(measure(n, args.sample_interval, args.mem_limit_gb))
             if args.json:
                 print(json.dumps(runs[n][-1]), file=sys.stderr, flush=True)
-    print(table([summarise(runs[n]) for n in sizes]))
+    ratios = {n: round_ratios(runs, n, sizes[0]) for n in sizes[1:]}
+    print(table([summarise(runs[n]) for n in sizes], ratios))
 
 
 if __name__ == "__main__":

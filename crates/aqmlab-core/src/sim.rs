@@ -667,12 +667,10 @@ impl<'a> Simulator<'a> {
 
     #[inline]
     fn deliver(&mut self, pkt: u32) {
-        // Field by field: a data packet's second line (the acknowledgement's fields) is
-        // neither needed nor loaded (the lookahead asks for the first line only).
         let p = self.packets.get(pkt);
         let (flow, size) = (p.flow as usize, p.size as u64);
         if p.is_ack {
-            let ack = p.ack;
+            let ack = self.packets.ack(pkt);
             self.packets.free(pkt);
             let f = &mut self.flows[flow];
             f.acks.recv_pkts += 1;

@@ -99,17 +99,17 @@ impl Simulator<'_> {
         let (from, to) = (st.dst, st.src);
         st.acks.sent_pkts += 1;
         st.acks.sent_bytes += size as u64;
-        let pkt = self.packets.alloc(Packet {
-            flow: f as u32,
-            src: from,
-            dst: to,
-            size,
-            created: self.now,
-            seq: ack.ack,
-            is_ack: true,
-            ack,
-            ..Default::default()
-        });
+        let pkt = self.packets.alloc_ack(
+            Packet {
+                flow: f as u32,
+                src: from,
+                dst: to,
+                size,
+                created: self.now,
+                ..Default::default()
+            },
+            &ack,
+        );
         self.forward(from as usize, pkt);
     }
 

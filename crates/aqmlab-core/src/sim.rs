@@ -13,7 +13,7 @@ mod tcp;
 use crate::aqm::{Discipline, Reason, NUM_COLOURS, NUM_REASONS};
 use crate::diffserv::Conditioner;
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers, NO_PACKET};
-use crate::link::{Channel, Fate, Loss};
+use crate::link::{Channel, Fate, LossyWire};
 use crate::packet::{Ecn, Packet, PacketArena};
 use crate::queue::{Admission, ColourCounters, Limit, OutputQueue, QueueId};
 use crate::record::LogHistogram;
@@ -349,12 +349,10 @@ impl<'a> Simulator<'a> {
                     to,
                     bps: l.bandwidth.0,
                     delay: l.delay.0,
-                    loss: Loss::new(l.loss.as_ref(), stream("/loss")),
+                    lossy: LossyWire::new(l.loss.as_ref(), stream("/loss")),
                     busy_until: 0,
                     txend_pending: false,
                     active: false,
-                    lost: 0,
-                    lost_at_warmup: 0,
                 });
             }
         }
@@ -777,12 +775,11 @@ impl<'a> Simulator<'a> {
             queue.busy_ns += hi - lo;
         }
         let more = !queue.is_empty();
-        let fate = ch.loss.fate(!self.packets.get(pkt).is_ack);
+        let fate = ch.fate(!self.packets.get(pkt).is_ack);
         if fate == Fate::Mark && self.packets.get(pkt).ecn.is_ect() {
             self.packets.get_mut(pkt).ecn = Ecn::Ce;
         }
         if fate == Fate::Lose {
-            ch.lost += 1;
             let p = *self.packets.get(pkt);
             let in_window = p.created >= self.warmup;
             let c = self.counters(&p);

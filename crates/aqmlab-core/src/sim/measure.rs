@@ -42,7 +42,7 @@ impl Simulator<'_> {
             if ch.busy_until > now {
                 q.busy_ns = ch.busy_until.min(self.end) - now;
             }
-            ch.lost_at_warmup = ch.lost;
+            ch.restart_measurement();
         }
         for c in &mut self.conditioners {
             c.restart_measurement();
@@ -187,7 +187,7 @@ impl Simulator<'_> {
                     dropped: c.dropped,
                     marked: c.marked,
                     by_colour: c.by_colour(),
-                    lost_on_link: ch.lost - ch.lost_at_warmup,
+                    lost_on_link: ch.lost_since_warmup(),
                     mean_queue_pkts: lw.mean_pkts(),
                     mean_queue_at_arrival_pkts: if c.arrivals == 0 {
                         f64::NAN

@@ -233,15 +233,23 @@ pub enum Admission {
 }
 
 impl OutputQueue {
-    /// Asks for the lines a packet's passage reads (see `packet_touches_few_lines`), and
-    /// the AQM's, which a passive port does not read: knowing which would mean waiting for
-    /// the line that says so.
+    /// Asks for the lines a packet's passage reads (see `packet_touches_few_lines`).
     #[inline]
     pub fn prefetch_hot(&self) {
         crate::mem::prefetch(&self.v);
         crate::mem::prefetch(&self.counters.arrivals);
         crate::mem::prefetch(&self.level);
+    }
+
+    /// Asks for the AQM's line, which a passive port does not read.
+    #[inline]
+    pub fn prefetch_aqm(&self) {
         crate::mem::prefetch(&self.aqm);
+    }
+
+    /// Whether the port calls none of its AQM's hooks (see `passive`).
+    pub fn is_passive(&self) -> bool {
+        self.passive
     }
 
     /// See `has_metrics`.

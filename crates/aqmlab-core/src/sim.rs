@@ -283,6 +283,8 @@ pub struct Simulator<'a> {
     /// Every queue, by `QueueId`; `drains[q]` is the channel queue q feeds (`NO_CHANNEL`
     /// for a switch's input queues, which the fabric drains).
     queues: Vec<OutputQueue>,
+    /// Bit q: queue q calls its AQM's hooks (is not passive); read by the lookahead.
+    hooked: Vec<u64>,
     drains: Vec<u32>,
     /// The UDP source of each flow (None for TCP flows).
     sources: Vec<Option<Source>>,
@@ -406,6 +408,12 @@ impl<'a> Simulator<'a> {
         ts.flows.allocate();
         let mut events = EventQueue::new();
         events.set_lookahead(lookahead_pays(&queues, &channels, &flows));
+        let mut hooked = vec![0u64; queues.len().div_ceil(64)];
+        for (q, queue) in queues.iter().enumerate() {
+            if !queue.is_passive() {
+                hooked[q / 64] |= 1 << (q % 64);
+            }
+        }
         Simulator {
             scenario: s,
             now: 0,
@@ -421,6 +429,7 @@ impl<'a> Simulator<'a> {
             switches,
             channels,
             queues,
+            hooked,
             drains,
             sources,
             flows,
@@ -584,7 +593,14 @@ impl<'a> Simulator<'a> {
         let c = self.routes.next_channel(node, towards as usize);
         if c != NO_ROUTE {
             crate::mem::prefetch(&self.channels[c as usize]);
-            self.queues[c as usize].prefetch_hot();
+            let q = &self.queues[c as usize];
+            q.prefetch_hot();
+            // Whether the AQM's line is read, from a bit kept in cache: the port's own flag
+            // lies in a line being loaded, and a passive port's AQM line (with its 128-byte
+            // neighbour, which the hardware loads too) is cache taken for nothing.
+            if self.hooked[c as usize / 64] & (1 << (c % 64)) != 0 {
+                q.prefetch_aqm();
+            }
         }
     }
 

@@ -47,6 +47,9 @@ pub enum SimError {
     Conservation(String),
 }
 
+/// One direction's packets (a flow's data, or a TCP flow's ACKs), as reported: the
+/// warm-up copy, and what the summaries and conservation checks read (`FlowState::counters`
+/// puts it together).
 #[derive(Clone, Copy, Debug, Default)]
 struct FlowCounters {
     sent_pkts: u64,
@@ -76,6 +79,25 @@ impl FlowCounters {
     }
 }
 
+/// The counts every sent and delivered packet of one direction moves (48 bytes).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+struct Passed {
+    delay_sum_ns: u128,
+    sent_pkts: u64,
+    sent_bytes: u64,
+    recv_pkts: u64,
+    recv_bytes: u64,
+}
+
+/// The counts only a drop or a loss moves.
+#[derive(Clone, Copy, Debug, Default)]
+struct Missing {
+    dropped_pkts: u64,
+    lost_pkts: u64,
+    window_losses: u64,
+}
+
 /// A TCP connection's two ends and their timers.
 struct TcpState {
     sender: Sender,
@@ -93,18 +115,51 @@ struct TcpState {
     ce_at_warmup: u64,
 }
 
+/// A flow's counters and TCP state.
+///
+/// Laid out by hand (issue 15): at 10 000 flows a flow's state is out of cache when its
+/// next packet reaches either end, and an end's visit (a delivered packet or ACK, and
+/// the ACK or data it sends back) reads and writes two lines, both loaded ahead by
+/// `prefetch_hop`: the data's counts, the TCP state's address and the delay's maximum in
+/// line 0, the ACKs' counts and the ends in line 1 (test `an_end_touches_two_lines`).
+/// The compiler's order spread them over three or four lines of a 352-byte struct at any
+/// offset. Then what drops and losses move, and the warm-up copies.
 #[derive(Default)]
+#[repr(C, align(64))]
 struct FlowState {
     /// Data packets (source → destination) and TCP ACKs (destination → source).
-    c: FlowCounters,
-    acks: FlowCounters,
-    at_warmup: FlowCounters,
-    acks_at_warmup: FlowCounters,
+    c: Passed,
+    tcp: Option<Box<TcpState>>,
     delay_max_ns: u64,
+    acks: Passed,
     src: u32,
     dst: u32,
     size: u32,
-    tcp: Option<Box<TcpState>>,
+    /// Drops and losses of data (0) and of ACKs (1).
+    missing: [Missing; 2],
+    /// `counters` of data and of ACKs at the end of the warm-up.
+    at_warmup: [FlowCounters; 2],
+}
+
+impl FlowState {
+    /// The counts of data (`acks` false) or of ACKs.
+    fn counters(&self, acks: bool) -> FlowCounters {
+        let (p, m) = if acks {
+            (&self.acks, &self.missing[1])
+        } else {
+            (&self.c, &self.missing[0])
+        };
+        FlowCounters {
+            sent_pkts: p.sent_pkts,
+            sent_bytes: p.sent_bytes,
+            recv_pkts: p.recv_pkts,
+            recv_bytes: p.recv_bytes,
+            dropped_pkts: m.dropped_pkts,
+            lost_pkts: m.lost_pkts,
+            window_losses: m.window_losses,
+            delay_sum_ns: p.delay_sum_ns,
+        }
+    }
 }
 
 /// Per-port and per-flow state beyond which the lane lookahead is on (16 MiB, half this
@@ -584,7 +639,6 @@ impl<'a> Simulator<'a> {
                 let f = &self.flows[p.flow as usize];
                 crate::mem::prefetch(&f.c);
                 crate::mem::prefetch(&f.acks);
-                crate::mem::prefetch(&f.tcp);
                 p.src
             }
             Node::Router => p.dst,
@@ -705,20 +759,15 @@ impl<'a> Simulator<'a> {
     }
 
     #[inline]
-    fn counters(&mut self, p: &Packet) -> &mut FlowCounters {
-        let f = &mut self.flows[p.flow as usize];
-        if p.is_ack {
-            &mut f.acks
-        } else {
-            &mut f.c
-        }
+    fn missing(&mut self, p: &Packet) -> &mut Missing {
+        &mut self.flows[p.flow as usize].missing[usize::from(p.is_ack)]
     }
 
     #[inline]
     fn drop_packet(&mut self, pkt: u32) {
         let p = *self.packets.get(pkt);
         let in_window = p.created >= self.warmup;
-        let c = self.counters(&p);
+        let c = self.missing(&p);
         c.dropped_pkts += 1;
         c.window_losses += u64::from(in_window);
         self.packets.free(pkt);
@@ -798,7 +847,7 @@ impl<'a> Simulator<'a> {
         if fate == Fate::Lose {
             let p = *self.packets.get(pkt);
             let in_window = p.created >= self.warmup;
-            let c = self.counters(&p);
+            let c = self.missing(&p);
             c.lost_pkts += 1;
             c.window_losses += u64::from(in_window);
             self.packets.free(pkt);
@@ -840,4 +889,43 @@ pub fn run(s: &Scenario) -> Result<RunResults, SimError> {
 /// Reason names in the order of `QueueSummary::dropped` and `marked`.
 pub fn reason_names() -> [&'static str; NUM_REASONS] {
     Reason::ALL.map(|r| r.name())
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    /// What a visit to either end of a flow reads and writes (the delivered packet's or
+    /// ACK's counts, the answer's, the delay's maximum, the TCP state's address, the ends)
+    /// lies in two lines, both of which `prefetch_hop` asks for. A field moved out of them
+    /// fails here.
+    #[test]
+    fn an_end_touches_two_lines() {
+        use std::mem::{align_of, offset_of, size_of};
+        let passed = |at: usize| {
+            [
+                (at + offset_of!(Passed, delay_sum_ns), 16),
+                (at + offset_of!(Passed, sent_pkts), 8),
+                (at + offset_of!(Passed, sent_bytes), 8),
+                (at + offset_of!(Passed, recv_pkts), 8),
+                (at + offset_of!(Passed, recv_bytes), 8),
+            ]
+        };
+        let mut touched = vec![
+            (offset_of!(FlowState, tcp), 8),
+            (offset_of!(FlowState, delay_max_ns), 8),
+            (offset_of!(FlowState, src), 4),
+            (offset_of!(FlowState, dst), 4),
+            (offset_of!(FlowState, size), 4),
+        ];
+        touched.extend(passed(offset_of!(FlowState, c)));
+        touched.extend(passed(offset_of!(FlowState, acks)));
+        assert_eq!(align_of::<FlowState>(), 64);
+        assert_eq!(size_of::<Option<Box<TcpState>>>(), 8);
+        let lines = crate::mem::lines_of(&touched);
+        assert_eq!(lines, [0, 1].into(), "lines {lines:?} of {touched:?}");
+        // `prefetch_hop` asks for the lines that hold `c` and `acks`.
+        assert_eq!(offset_of!(FlowState, c) / 64, 0);
+        assert_eq!(offset_of!(FlowState, acks) / 64, 1);
+    }
 }

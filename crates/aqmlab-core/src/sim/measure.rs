@@ -49,8 +49,7 @@ impl Simulator<'_> {
         }
         self.switches_restart();
         for f in &mut self.flows {
-            f.at_warmup = f.c;
-            f.acks_at_warmup = f.acks;
+            f.at_warmup = [f.counters(false), f.counters(true)];
             f.delay_max_ns = 0;
             if let Some(t) = &mut f.tcp {
                 t.stats_at_warmup = t.sender.stats;
@@ -121,7 +120,8 @@ impl Simulator<'_> {
         }
         let mut sent = 0;
         for (i, f) in self.flows.iter().enumerate() {
-            for (k, (c, what)) in [(&f.c, "data"), (&f.acks, "ack")].into_iter().enumerate() {
+            for (k, what) in ["data", "ack"].into_iter().enumerate() {
+                let c = f.counters(k == 1);
                 sent += c.sent_pkts;
                 let rhs = c.recv_pkts + c.dropped_pkts + c.lost_pkts + in_flight[i][k];
                 if c.sent_pkts != rhs {
@@ -220,8 +220,8 @@ impl Simulator<'_> {
             .enumerate()
             .map(|(i, f)| {
                 let spec = &s.flows[i];
-                let c = f.c.minus(&f.at_warmup);
-                let a = f.acks.minus(&f.acks_at_warmup);
+                let c = f.counters(false).minus(&f.at_warmup[0]);
+                let a = f.counters(true).minus(&f.at_warmup[1]);
                 let (tcp_stats, unique, marks, completion) = match &f.tcp {
                     Some(tcp) => {
                         let st = tcp.sender.stats;

@@ -6,6 +6,7 @@
 
 mod crossbar;
 mod edge;
+mod flow;
 mod measure;
 mod switch;
 mod tcp;
@@ -30,6 +31,7 @@ use crate::tcp::{
 };
 use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};
+use flow::{FlowState, Missing, TcpState};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -45,121 +47,6 @@ pub enum SimError {
     /// A conservation identity failed at the end of the run: a bug, never a user error.
     #[error("conservation check failed: {0}")]
     Conservation(String),
-}
-
-/// One direction's packets (a flow's data, or a TCP flow's ACKs), as reported: the
-/// warm-up copy, and what the summaries and conservation checks read (`FlowState::counters`
-/// puts it together).
-#[derive(Clone, Copy, Debug, Default)]
-struct FlowCounters {
-    sent_pkts: u64,
-    sent_bytes: u64,
-    recv_pkts: u64,
-    recv_bytes: u64,
-    dropped_pkts: u64,
-    lost_pkts: u64,
-    /// Dropped or lost packets that were sent at or after the warm-up: the numerator of
-    /// loss_rate, so that it counts only packets of its own denominator.
-    window_losses: u64,
-    delay_sum_ns: u128,
-}
-
-impl FlowCounters {
-    fn minus(&self, o: &Self) -> Self {
-        FlowCounters {
-            sent_pkts: self.sent_pkts - o.sent_pkts,
-            sent_bytes: self.sent_bytes - o.sent_bytes,
-            recv_pkts: self.recv_pkts - o.recv_pkts,
-            recv_bytes: self.recv_bytes - o.recv_bytes,
-            dropped_pkts: self.dropped_pkts - o.dropped_pkts,
-            lost_pkts: self.lost_pkts - o.lost_pkts,
-            window_losses: self.window_losses - o.window_losses,
-            delay_sum_ns: self.delay_sum_ns - o.delay_sum_ns,
-        }
-    }
-}
-
-/// The counts every sent and delivered packet of one direction moves (48 bytes).
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C)]
-struct Passed {
-    delay_sum_ns: u128,
-    sent_pkts: u64,
-    sent_bytes: u64,
-    recv_pkts: u64,
-    recv_bytes: u64,
-}
-
-/// The counts only a drop or a loss moves.
-#[derive(Clone, Copy, Debug, Default)]
-struct Missing {
-    dropped_pkts: u64,
-    lost_pkts: u64,
-    window_losses: u64,
-}
-
-/// A TCP connection's two ends and their timers.
-struct TcpState {
-    sender: Sender,
-    receiver: Receiver,
-    /// The scheduled timer event and its time (at most one of each kind is pending).
-    rto_timer: Option<(TimerHandle, Time)>,
-    delack_timer: Option<(TimerHandle, Time)>,
-    ecn: bool,
-    /// Retransmissions are ECT too (ns-2), not Not-ECT (RFC 3168 §6.1.5).
-    ecn_retransmits: bool,
-    ack_size: u32,
-    start: Time,
-    stats_at_warmup: SenderStats,
-    delivered_at_warmup: u64,
-    ce_at_warmup: u64,
-}
-
-/// A flow's counters and TCP state.
-///
-/// Laid out by hand (issue 15): at 10 000 flows a flow's state is out of cache when its
-/// next packet reaches either end, and an end's visit (a delivered packet or ACK, and
-/// the ACK or data it sends back) reads and writes two lines, both loaded ahead by
-/// `prefetch_hop`: the data's counts, the TCP state's address and the delay's maximum in
-/// line 0, the ACKs' counts and the ends in line 1 (test `an_end_touches_two_lines`).
-/// The compiler's order spread them over three or four lines of a 352-byte struct at any
-/// offset. Then what drops and losses move, and the warm-up copies.
-#[derive(Default)]
-#[repr(C, align(64))]
-struct FlowState {
-    /// Data packets (source → destination) and TCP ACKs (destination → source).
-    c: Passed,
-    tcp: Option<Box<TcpState>>,
-    delay_max_ns: u64,
-    acks: Passed,
-    src: u32,
-    dst: u32,
-    size: u32,
-    /// Drops and losses of data (0) and of ACKs (1).
-    missing: [Missing; 2],
-    /// `counters` of data and of ACKs at the end of the warm-up.
-    at_warmup: [FlowCounters; 2],
-}
-
-impl FlowState {
-    /// The counts of data (`acks` false) or of ACKs.
-    fn counters(&self, acks: bool) -> FlowCounters {
-        let (p, m) = if acks {
-            (&self.acks, &self.missing[1])
-        } else {
-            (&self.c, &self.missing[0])
-        };
-        FlowCounters {
-            sent_pkts: p.sent_pkts,
-            sent_bytes: p.sent_bytes,
-            recv_pkts: p.recv_pkts,
-            recv_bytes: p.recv_bytes,
-            dropped_pkts: m.dropped_pkts,
-            lost_pkts: m.lost_pkts,
-            window_losses: m.window_losses,
-            delay_sum_ns: p.delay_sum_ns,
-        }
-    }
 }
 
 /// Per-port and per-flow state beyond which the lane lookahead is on (16 MiB, half this
@@ -889,43 +776,4 @@ pub fn run(s: &Scenario) -> Result<RunResults, SimError> {
 /// Reason names in the order of `QueueSummary::dropped` and `marked`.
 pub fn reason_names() -> [&'static str; NUM_REASONS] {
     Reason::ALL.map(|r| r.name())
-}
-
-#[cfg(test)]
-mod layout_tests {
-    use super::*;
-
-    /// What a visit to either end of a flow reads and writes (the delivered packet's or
-    /// ACK's counts, the answer's, the delay's maximum, the TCP state's address, the ends)
-    /// lies in two lines, both of which `prefetch_hop` asks for. A field moved out of them
-    /// fails here.
-    #[test]
-    fn an_end_touches_two_lines() {
-        use std::mem::{align_of, offset_of, size_of};
-        let passed = |at: usize| {
-            [
-                (at + offset_of!(Passed, delay_sum_ns), 16),
-                (at + offset_of!(Passed, sent_pkts), 8),
-                (at + offset_of!(Passed, sent_bytes), 8),
-                (at + offset_of!(Passed, recv_pkts), 8),
-                (at + offset_of!(Passed, recv_bytes), 8),
-            ]
-        };
-        let mut touched = vec![
-            (offset_of!(FlowState, tcp), 8),
-            (offset_of!(FlowState, delay_max_ns), 8),
-            (offset_of!(FlowState, src), 4),
-            (offset_of!(FlowState, dst), 4),
-            (offset_of!(FlowState, size), 4),
-        ];
-        touched.extend(passed(offset_of!(FlowState, c)));
-        touched.extend(passed(offset_of!(FlowState, acks)));
-        assert_eq!(align_of::<FlowState>(), 64);
-        assert_eq!(size_of::<Option<Box<TcpState>>>(), 8);
-        let lines = crate::mem::lines_of(&touched);
-        assert_eq!(lines, [0, 1].into(), "lines {lines:?} of {touched:?}");
-        // `prefetch_hop` asks for the lines that hold `c` and `acks`.
-        assert_eq!(offset_of!(FlowState, c) / 64, 0);
-        assert_eq!(offset_of!(FlowState, acks) / 64, 1);
-    }
 }

@@ -114,6 +114,7 @@ pub struct PacketArena {
 impl PacketArena {
     #[inline]
     pub fn alloc(&mut self, mut p: Packet) -> u32 {
+        debug_assert_ne!(p.flow, FREED, "flow index {FREED} marks a freed slot");
         p.id = self.next_id;
         self.next_id += 1;
         match self.free.pop() {

@@ -5,32 +5,18 @@ use super::*;
 
 /// One direction's packets (a flow's data, or a TCP flow's ACKs), as reported: the
 /// warm-up copy, and what the summaries and conservation checks read (`FlowState::counters`
-/// puts it together).
+/// puts the two parts `FlowState` keeps apart together).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct FlowCounters {
-    pub(super) sent_pkts: u64,
-    pub(super) sent_bytes: u64,
-    pub(super) recv_pkts: u64,
-    pub(super) recv_bytes: u64,
-    pub(super) dropped_pkts: u64,
-    pub(super) lost_pkts: u64,
-    /// Dropped or lost packets that were sent at or after the warm-up: the numerator of
-    /// loss_rate, so that it counts only packets of its own denominator.
-    pub(super) window_losses: u64,
-    pub(super) delay_sum_ns: u128,
+    pub(super) passed: Passed,
+    pub(super) missing: Missing,
 }
 
 impl FlowCounters {
     pub(super) fn minus(&self, o: &Self) -> Self {
         FlowCounters {
-            sent_pkts: self.sent_pkts - o.sent_pkts,
-            sent_bytes: self.sent_bytes - o.sent_bytes,
-            recv_pkts: self.recv_pkts - o.recv_pkts,
-            recv_bytes: self.recv_bytes - o.recv_bytes,
-            dropped_pkts: self.dropped_pkts - o.dropped_pkts,
-            lost_pkts: self.lost_pkts - o.lost_pkts,
-            window_losses: self.window_losses - o.window_losses,
-            delay_sum_ns: self.delay_sum_ns - o.delay_sum_ns,
+            passed: self.passed.minus(&o.passed),
+            missing: self.missing.minus(&o.missing),
         }
     }
 }
@@ -46,12 +32,36 @@ pub(super) struct Passed {
     pub(super) recv_bytes: u64,
 }
 
+impl Passed {
+    fn minus(&self, o: &Self) -> Self {
+        Passed {
+            delay_sum_ns: self.delay_sum_ns - o.delay_sum_ns,
+            sent_pkts: self.sent_pkts - o.sent_pkts,
+            sent_bytes: self.sent_bytes - o.sent_bytes,
+            recv_pkts: self.recv_pkts - o.recv_pkts,
+            recv_bytes: self.recv_bytes - o.recv_bytes,
+        }
+    }
+}
+
 /// The counts only a drop or a loss moves.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Missing {
     pub(super) dropped_pkts: u64,
     pub(super) lost_pkts: u64,
+    /// Dropped or lost packets that were sent at or after the warm-up: the numerator of
+    /// loss_rate, so that it counts only packets of its own denominator.
     pub(super) window_losses: u64,
+}
+
+impl Missing {
+    fn minus(&self, o: &Self) -> Self {
+        Missing {
+            dropped_pkts: self.dropped_pkts - o.dropped_pkts,
+            lost_pkts: self.lost_pkts - o.lost_pkts,
+            window_losses: self.window_losses - o.window_losses,
+        }
+    }
 }
 
 /// A TCP connection's two ends and their timers.
@@ -100,20 +110,9 @@ pub(super) struct FlowState {
 impl FlowState {
     /// The counts of data (`acks` false) or of ACKs.
     pub(super) fn counters(&self, acks: bool) -> FlowCounters {
-        let (p, m) = if acks {
-            (&self.acks, &self.missing[1])
-        } else {
-            (&self.c, &self.missing[0])
-        };
         FlowCounters {
-            sent_pkts: p.sent_pkts,
-            sent_bytes: p.sent_bytes,
-            recv_pkts: p.recv_pkts,
-            recv_bytes: p.recv_bytes,
-            dropped_pkts: m.dropped_pkts,
-            lost_pkts: m.lost_pkts,
-            window_losses: m.window_losses,
-            delay_sum_ns: p.delay_sum_ns,
+            passed: if acks { self.acks } else { self.c },
+            missing: self.missing[usize::from(acks)],
         }
     }
 }

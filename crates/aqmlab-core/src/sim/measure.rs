@@ -122,16 +122,19 @@ impl Simulator<'_> {
         for (i, f) in self.flows.iter().enumerate() {
             for (k, what) in ["data", "ack"].into_iter().enumerate() {
                 let c = f.counters(k == 1);
-                sent += c.sent_pkts;
-                let rhs = c.recv_pkts + c.dropped_pkts + c.lost_pkts + in_flight[i][k];
-                if c.sent_pkts != rhs {
+                sent += c.passed.sent_pkts;
+                let rhs = c.passed.recv_pkts
+                    + c.missing.dropped_pkts
+                    + c.missing.lost_pkts
+                    + in_flight[i][k];
+                if c.passed.sent_pkts != rhs {
                     return fail(format!(
                         "flow {} ({what} packets): sent {} != received {} + dropped {} + lost {} + in flight {}",
                         self.scenario.flows[i].name,
-                        c.sent_pkts,
-                        c.recv_pkts,
-                        c.dropped_pkts,
-                        c.lost_pkts,
+                        c.passed.sent_pkts,
+                        c.passed.recv_pkts,
+                        c.missing.dropped_pkts,
+                        c.missing.lost_pkts,
                         in_flight[i][k]
                     ));
                 }
@@ -233,7 +236,7 @@ impl Simulator<'_> {
                             st.completed_at.map(|d| secs(d - tcp.start)),
                         )
                     }
-                    None => (SenderStats::default(), c.recv_bytes, 0, None),
+                    None => (SenderStats::default(), c.passed.recv_bytes, 0, None),
                 };
                 FlowSummary {
                     name: spec.name.clone(),
@@ -246,15 +249,15 @@ impl Simulator<'_> {
                     .into(),
                     src: spec.src.clone(),
                     dst: spec.dst.clone(),
-                    sent_pkts: c.sent_pkts,
-                    sent_bytes: c.sent_bytes,
-                    received_pkts: c.recv_pkts,
-                    received_bytes: c.recv_bytes,
-                    dropped_pkts: c.dropped_pkts,
-                    lost_pkts: c.lost_pkts,
+                    sent_pkts: c.passed.sent_pkts,
+                    sent_bytes: c.passed.sent_bytes,
+                    received_pkts: c.passed.recv_pkts,
+                    received_bytes: c.passed.recv_bytes,
+                    dropped_pkts: c.missing.dropped_pkts,
+                    lost_pkts: c.missing.lost_pkts,
                     // Non-duplicate data delivered (for UDP every packet received is new).
                     goodput_bps: unique as f64 * 8.0 / t,
-                    throughput_bps: c.recv_bytes as f64 * 8.0 / t,
+                    throughput_bps: c.passed.recv_bytes as f64 * 8.0 / t,
                     retransmits: tcp_stats.retransmits,
                     timeouts: tcp_stats.timeouts,
                     timeouts_open: tcp_stats.timeouts_open,
@@ -264,22 +267,22 @@ impl Simulator<'_> {
                     fast_recoveries: tcp_stats.fast_recoveries,
                     ecn_reactions: tcp_stats.ecn_reactions,
                     marks_received: marks,
-                    acks_sent: a.sent_pkts,
-                    acks_lost: a.dropped_pkts + a.lost_pkts,
+                    acks_sent: a.passed.sent_pkts,
+                    acks_lost: a.missing.dropped_pkts + a.missing.lost_pkts,
                     completion_time_s: completion,
                     // Of the packets sent in the window, the fraction dropped or lost: in
                     // [0, 1] (drops of packets sent before the window are not counted).
-                    loss_rate: if c.sent_pkts == 0 {
+                    loss_rate: if c.passed.sent_pkts == 0 {
                         f64::NAN
                     } else {
-                        c.window_losses as f64 / c.sent_pkts as f64
+                        c.missing.window_losses as f64 / c.passed.sent_pkts as f64
                     },
-                    mean_delay_s: if c.recv_pkts == 0 {
+                    mean_delay_s: if c.passed.recv_pkts == 0 {
                         f64::NAN
                     } else {
-                        c.delay_sum_ns as f64 / c.recv_pkts as f64 / 1e9
+                        c.passed.delay_sum_ns as f64 / c.passed.recv_pkts as f64 / 1e9
                     },
-                    max_delay_s: if c.recv_pkts == 0 {
+                    max_delay_s: if c.passed.recv_pkts == 0 {
                         f64::NAN
                     } else {
                         f.delay_max_ns as f64 / 1e9

@@ -2,6 +2,7 @@
 //! warm-up snapshot. Nothing here allocates per packet.
 
 use crate::units::Time;
+use smallvec::SmallVec;
 
 /// Time-weighted first and second moments of a piecewise-constant level (queue length in
 /// packets and bytes), plus the time spent at each packet count.
@@ -112,7 +113,9 @@ impl TimeWeighted {
 /// - **sparse** while at most `SPARSE` buckets hold a value: the buckets with a count, in
 ///   bucket order, one `u64` each (`index << COUNT_BITS | count`). A queue of an access
 ///   link sees a few distinct sojourns (multiples of a serialisation time), and an idle one
-///   (most access links of a large topology) none: it holds a few dozen bytes, or nothing.
+///   (most access links of a large topology) none. The first `SPARSE_INLINE` entries live
+///   in the struct: at 10 000 flows a flush into a heap block of its own cost a cold line
+///   per 8 packets that waited at an access link (BENCHMARKS.md, 2026-11-27 night).
 /// - **dense** past that (a busy queue's sojourns spread over thousands of buckets): 59
 ///   blocks of 64 buckets (the exact range, then one block per octave), a block's counts
 ///   allocated when a value first falls in it, so a few KB instead of the 30 KB of every
@@ -140,7 +143,7 @@ pub struct LogHistogram {
     pending: [u64; PENDING],
     zeros: u64,
     /// The sparse form (empty once `dense` is in use).
-    sparse: Vec<u64>,
+    sparse: SmallVec<[u64; SPARSE_INLINE]>,
     dense: Option<Box<Dense>>,
 }
 
@@ -153,6 +156,8 @@ struct Dense {
 }
 
 const PENDING: usize = 8;
+/// Sparse entries kept in the struct itself before they spill to the heap.
+const SPARSE_INLINE: usize = 8;
 const SUB: u32 = 6; // 2^6 = 64 sub-buckets per octave
 const BLOCKS: usize = 64 - SUB as usize + 1;
 /// Distinct buckets the sparse form holds (256 bytes, half a dense block): past that, a
@@ -454,7 +459,7 @@ mod tests {
     fn a_full_sparse_count_moves_to_the_blocks() {
         let mut h = LogHistogram::default();
         let i = LogHistogram::index(8_000);
-        h.sparse = vec![((i as u64) << COUNT_BITS) | (COUNT_MASK - 1)];
+        h.sparse = smallvec::smallvec![((i as u64) << COUNT_BITS) | (COUNT_MASK - 1)];
         h.n = COUNT_MASK - 1;
         for _ in 0..2 {
             h.record(8_000);
@@ -472,7 +477,7 @@ mod tests {
         for _ in 0..1000 {
             h.record(0);
         }
-        assert!(h.sparse.capacity() == 0 && h.dense.is_none());
+        assert!(!h.sparse.spilled() && h.dense.is_none());
         assert_eq!(
             (h.n, h.quantile(0.5), h.quantile(1.0), h.mean()),
             (1000, 0.0, 0.0, 0.0)
@@ -516,10 +521,31 @@ mod tests {
         assert_eq!(busy.distribution(), vec![0.0, 1.0]);
     }
 
+    /// An access link's few distinct sojourns stay in the struct; a ninth bucket spills the
+    /// entries to the heap, with the same counts.
+    #[test]
+    fn a_few_distinct_sojourns_stay_inline() {
+        let mut h = LogHistogram::default();
+        for k in 1..=SPARSE_INLINE as u64 {
+            for _ in 0..k {
+                h.record(8_000 * k);
+            }
+        }
+        h.settle();
+        assert!(!h.sparse.spilled() && h.sparse.len() == SPARSE_INLINE);
+        let before: Vec<_> = h.counts().collect();
+        h.record(8_000 * (SPARSE_INLINE as u64 + 1));
+        h.settle();
+        assert!(h.sparse.spilled() && h.dense.is_none());
+        let after: Vec<_> = h.counts().collect();
+        assert_eq!(&after[..before.len()], &before[..]);
+        assert_eq!(after.last().map(|&(_, c)| c), Some(1));
+    }
+
     #[test]
     fn an_empty_log_histogram_allocates_nothing() {
         let h = LogHistogram::default();
-        assert!(h.sparse.capacity() == 0 && h.dense.is_none() && h.quantile(0.5).is_nan());
+        assert!(!h.sparse.spilled() && h.dense.is_none() && h.quantile(0.5).is_nan());
     }
 
     #[test]

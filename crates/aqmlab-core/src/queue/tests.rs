@@ -397,7 +397,8 @@ fn a_sample_reads_four_lines() {
 
 /// What recording a packet's non-zero sojourn touches (`LogHistogram::record` before a
 /// flush) lies in two lines: a packet that waited at an access link reads them, cold at
-/// scale, beside the level's.
+/// scale, beside the level's. The whole histogram is three lines: the flush of its pending
+/// values finds the first sparse entries in the third, not in a heap block of their own.
 #[test]
 fn a_sojourn_record_touches_two_lines() {
     use crate::record::LogHistogram;
@@ -414,5 +415,5 @@ fn a_sojourn_record_touches_two_lines() {
     ];
     let lines = crate::mem::lines_of(&touched);
     assert_eq!(lines.len(), 2, "lines {lines:?} of {touched:?}");
-    assert!(size_of::<LogHistogram>() < 192);
+    assert!(size_of::<LogHistogram>() <= 192);
 }

@@ -111,7 +111,8 @@ impl TimeWeighted {
 /// Its counts are kept in one of two forms, which give the same quantiles:
 ///
 /// - **sparse** while at most `SPARSE` buckets hold a value: the buckets with a count, in
-///   bucket order, one `u64` each (`index << COUNT_BITS | count`). A queue of an access
+///   bucket order, one `u32` each (`index << COUNT_BITS | count`; a count that would
+///   overflow its 20 bits moves every count to the dense form). A queue of an access
 ///   link sees a few distinct sojourns (multiples of a serialisation time), and an idle one
 ///   (most access links of a large topology) none. The first `SPARSE_INLINE` entries live
 ///   in the struct: at 10 000 flows a flush into a heap block of its own cost a cold line
@@ -143,7 +144,7 @@ pub struct LogHistogram {
     pending: [u64; PENDING],
     zeros: u64,
     /// The sparse form (empty once `dense` is in use).
-    sparse: SmallVec<[u64; SPARSE_INLINE]>,
+    sparse: SmallVec<[u32; SPARSE_INLINE]>,
     dense: Option<Box<Dense>>,
 }
 
@@ -157,15 +158,15 @@ struct Dense {
 
 const PENDING: usize = 8;
 /// Sparse entries kept in the struct itself before they spill to the heap.
-const SPARSE_INLINE: usize = 8;
+const SPARSE_INLINE: usize = 16;
 const SUB: u32 = 6; // 2^6 = 64 sub-buckets per octave
 const BLOCKS: usize = 64 - SUB as usize + 1;
 /// Distinct buckets the sparse form holds (256 bytes, half a dense block): past that, a
 /// lookup would scan more than it saves.
 const SPARSE: usize = 32;
 /// A sparse entry's count takes its low bits, the bucket index (< 3 776 < 2^12) the rest.
-const COUNT_BITS: u32 = 52;
-const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+const COUNT_BITS: u32 = 20;
+const COUNT_MASK: u32 = (1 << COUNT_BITS) - 1;
 
 impl Dense {
     fn add(&mut self, i: usize, c: u64) {
@@ -249,12 +250,12 @@ impl LogHistogram {
     }
 
     fn add_sparse(&mut self, i: usize) {
-        let key = (i as u64) << COUNT_BITS;
+        let key = (i as u32) << COUNT_BITS;
         let at = self.sparse.partition_point(|&e| e < key);
         let same = self
             .sparse
             .get(at)
-            .is_some_and(|&e| e >> COUNT_BITS == i as u64);
+            .is_some_and(|&e| e >> COUNT_BITS == i as u32);
         if same && self.sparse[at] & COUNT_MASK < COUNT_MASK {
             self.sparse[at] += 1;
         } else if !same && self.sparse.len() < SPARSE {
@@ -272,7 +273,7 @@ impl LogHistogram {
             blocks: Vec::new(),
         };
         for e in std::mem::take(&mut self.sparse) {
-            d.add((e >> COUNT_BITS) as usize, e & COUNT_MASK);
+            d.add((e >> COUNT_BITS) as usize, (e & COUNT_MASK) as u64);
         }
         self.dense.insert(Box::new(d))
     }
@@ -281,7 +282,8 @@ impl LogHistogram {
     /// 0) first with the zeros, then the sparse entries or the allocated blocks' buckets
     /// (bucket 0's place in block 0 stays 0).
     fn counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        let sparse = (self.sparse.iter()).map(|&e| ((e >> COUNT_BITS) as usize, e & COUNT_MASK));
+        let sparse =
+            (self.sparse.iter()).map(|&e| ((e >> COUNT_BITS) as usize, (e & COUNT_MASK) as u64));
         let dense = self.dense.iter().flat_map(|d| {
             (d.slot.iter().enumerate())
                 .filter(|&(_, &s)| s != 0)
@@ -459,15 +461,21 @@ mod tests {
     fn a_full_sparse_count_moves_to_the_blocks() {
         let mut h = LogHistogram::default();
         let i = LogHistogram::index(8_000);
-        h.sparse = smallvec::smallvec![((i as u64) << COUNT_BITS) | (COUNT_MASK - 1)];
-        h.n = COUNT_MASK - 1;
+        h.sparse = smallvec::smallvec![((i as u32) << COUNT_BITS) | (COUNT_MASK - 1)];
+        h.n = (COUNT_MASK - 1) as u64;
         for _ in 0..2 {
             h.record(8_000);
             h.settle();
         }
         assert!(h.sparse.is_empty() && h.dense.is_some());
-        assert_eq!(h.counts().map(|(_, c)| c).sum::<u64>(), COUNT_MASK + 1);
-        assert_eq!(h.counts().find(|&(j, _)| j == i), Some((i, COUNT_MASK + 1)));
+        assert_eq!(
+            h.counts().map(|(_, c)| c).sum::<u64>(),
+            COUNT_MASK as u64 + 1
+        );
+        assert_eq!(
+            h.counts().find(|&(j, _)| j == i),
+            Some((i, COUNT_MASK as u64 + 1))
+        );
     }
 
     /// An access link's queue: every packet found the link idle.

@@ -18,22 +18,23 @@ pub struct TimeWeighted {
     pub last: Time,
     /// Nanoseconds spent with no packet waiting (the distribution's first entry).
     pub(crate) idle_ns: u64,
-    /// Largest levels held for a positive time. A packet that arrives at an idle link is
-    /// enqueued and dequeued in the same instant (ns-2's order); that zero-length level is
-    /// not a queue anyone waited in, so it does not count.
-    pub max_pkts: u32,
     pub max_bytes: u64,
+    pub start: Time,
     pub sum_pkts: u128,
     /// ∫ packets dt (packet·ns) of the windows closed by `restart`, so that the area since
     /// time 0 survives a warm-up restart (per-period means in time series). Beside
     /// `sum_pkts`: a periodic sample reads both, in the line after `last`'s.
     pub sum_pkts_before: u128,
-    pub start: Time,
     pub sum_pkts2: u128,
     pub sum_bytes: u128,
     pub sum_bytes2: u128,
-    /// `hist[n - 1]` = nanoseconds spent with exactly n ≥ 1 packets waiting.
-    hist: Vec<u64>,
+    /// Largest levels held for a positive time (and `max_bytes`). A packet that arrives at
+    /// an idle link is enqueued and dequeued in the same instant (ns-2's order); that
+    /// zero-length level is not a queue anyone waited in, so it does not count.
+    pub max_pkts: u32,
+    /// `hist[n - 1]` = nanoseconds spent with exactly n ≥ 1 packets waiting; the first four
+    /// inside the struct (an access link's queue seldom holds more).
+    hist: SmallVec<[u64; 4]>,
 }
 
 impl TimeWeighted {

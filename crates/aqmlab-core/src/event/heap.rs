@@ -2,7 +2,7 @@
 //! ex. 18), in place of `std`'s `BinaryHeap`, for large pending sets.
 //!
 //! At 10 000 flows some 10^5 events were pending in one heap before the lanes and the
-//! timers' heap took most of them away: 3 MB of entries, out of L2. A pop walks the hole
+//! timers' own set took most of them away: 3 MB of entries, out of L2. A pop walks the hole
 //! from the root to the bottom, and each level's load waits for the comparison of the
 //! level above: `perf annotate` put a quarter of the 10 000-flow run on that chain with
 //! `std`'s heap (issue 15). Here, on a heap larger than
@@ -129,6 +129,46 @@ impl Heap {
         }
     }
 
+    /// Makes the heap, which must be empty, hold the entries of `v` (Floyd's linear
+    /// heap construction), leaving `v` empty with the heap's former buffer: a timer
+    /// wheel's bucket enters the heap at once, and the two buffers swap back and forth
+    /// without allocating.
+    pub fn fill_from(&mut self, v: &mut Vec<Entry>) {
+        assert!(self.v.is_empty(), "fill_from on a heap that holds entries");
+        std::mem::swap(&mut self.v, v);
+        let n = self.v.len();
+        for i in (0..n / 2).rev() {
+            self.sift_down(i);
+        }
+    }
+
+    /// Moves every entry, in no particular order, to the end of `v`.
+    pub fn drain_into(&mut self, v: &mut Vec<Entry>) {
+        v.append(&mut self.v);
+    }
+
+    /// Sinks the entry at `i` below every smaller child (heap construction).
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.v.len();
+        let x = self.v[i];
+        let xk = rank(&x);
+        loop {
+            let mut c = 2 * i + 1;
+            if c >= n {
+                break;
+            }
+            if c + 1 < n && rank(&self.v[c + 1]) < rank(&self.v[c]) {
+                c += 1;
+            }
+            if xk < rank(&self.v[c]) {
+                break;
+            }
+            self.v[i] = self.v[c];
+            i = c;
+        }
+        self.v[i] = x;
+    }
+
     /// `replace_top` for an entry from the heap's bottom (a pop's last), which belongs near
     /// the bottom again: Floyd's walk.
     #[inline]
@@ -238,6 +278,25 @@ mod tests {
                 model.sort_unstable_by(|a, b| b.cmp(a));
                 prop_assert_eq!(h.peek().map(|e| (e.time, e.key)), model.last().copied());
             }
+        }
+    }
+
+    proptest! {
+        /// A heap filled from a vector at once pops its entries in (time, key) order, and
+        /// hands back its former buffer, empty.
+        #[test]
+        fn a_filled_heap_pops_in_order(times in proptest::collection::vec(0u64..30, 0..300)) {
+            let mut h = Heap::default();
+            let mut v: Vec<Entry> =
+                times.iter().enumerate().map(|(k, &t)| entry(t, k as u64)).collect();
+            let mut model: Vec<(u64, u64)> = v.iter().map(|e| (e.time, e.key)).collect();
+            model.sort_unstable();
+            h.fill_from(&mut v);
+            prop_assert!(v.is_empty());
+            prop_assert_eq!(h.len(), model.len());
+            let got: Vec<(u64, u64)> =
+                std::iter::from_fn(|| h.pop().map(|e| (e.time, e.key))).collect();
+            prop_assert_eq!(got, model);
         }
     }
 

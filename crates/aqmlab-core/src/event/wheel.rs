@@ -22,12 +22,12 @@
 //! push otherwise. The earliest entry's key is kept up to date (`first`): the simulator
 //! peeks the timers at every event.
 //!
-//! Measured (BENCHMARKS.md, "2026-11-27 (evening)"): in the hold model of `benches/
-//! event_queue.rs` with 10^3 to 10^6 timers pending, a pop and a push cost 28 -> 65 ns
-//! with the wheel against 34 -> 543 ns with one heap; in the engine, the timer pops of the
-//! 10 000-flow dumbbell 895 -> 165 cycles and its pushes 57 -> ~360 (a bucket's last line
-//! is seldom in cache), the run ~1% faster. Below `SPREAD_FROM` pending timers there is
-//! no wheel, only `near`.
+//! Measured (BENCHMARKS.md, "2026-11-27 (timer wheel)"): in the hold model of
+//! `benches/event_queue.rs`, 10^4 to 10^6 timers pending, a pop and a push cost 34 -> 60 ns
+//! with the wheel against 55 -> 454 ns with one heap. In the engine, the 10 000-flow
+//! dumbbell's timer pops took 763 -> 153 cycles and its pushes 55 -> 461 (a bucket's last
+//! line is seldom in cache): timers are 0.5% of its events, and the run was 0-2% faster.
+//! Below `SPREAD_FROM` pending timers there is no wheel, only `near`.
 
 use super::heap::Heap;
 use super::Entry;

@@ -30,7 +30,7 @@ pub(super) struct Heap {
 /// An entry's place in the order: time, then sequence (keys are unique). One 128-bit
 /// comparison is a compare and a subtract-with-borrow, where a tuple's is two branches.
 #[inline(always)]
-fn rank(e: &Entry) -> u128 {
+pub(super) fn rank(e: &Entry) -> u128 {
     (e.time as u128) << 64 | e.key as u128
 }
 
@@ -232,12 +232,13 @@ unsafe fn prefetch_below(v: *const Entry, c: usize, n: usize) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::event::Event;
     use proptest::prelude::*;
 
-    fn entry(time: u64, key: u64) -> Entry {
+    /// An entry of (time, key) for the tests of the heap and the wheel.
+    pub(in crate::event) fn entry(time: u64, key: u64) -> Entry {
         Entry {
             time,
             key,

@@ -29,7 +29,7 @@
 //! line is seldom in cache): timers are 0.5% of its events, and the run was 0-2% faster.
 //! Below `SPREAD_FROM` pending timers there is no wheel, only `near`.
 
-use super::heap::Heap;
+use super::heap::{rank, Heap};
 use super::Entry;
 use crate::units::Time;
 
@@ -88,11 +88,6 @@ impl Default for Wheel {
 #[inline(always)]
 fn bucket_of(e: &Entry) -> u64 {
     e.time >> SHIFT
-}
-
-#[inline(always)]
-fn rank(e: &Entry) -> u128 {
-    (e.time as u128) << 64 | e.key as u128
 }
 
 impl Wheel {
@@ -264,16 +259,8 @@ impl Wheel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Event;
+    use crate::event::heap::tests::entry;
     use proptest::prelude::*;
-
-    fn entry(time: u64, key: u64) -> Entry {
-        Entry {
-            time,
-            key,
-            event: Event::Sample,
-        }
-    }
 
     /// Pushes and pops interleaved, against a sorted model of the same (time, key) pairs.
     /// `now` follows the pops, and pushes come at `now + dt` as the simulator's timers do,

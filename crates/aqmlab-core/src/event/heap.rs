@@ -129,44 +129,20 @@ impl Heap {
         }
     }
 
-    /// Makes the heap, which must be empty, hold the entries of `v` (Floyd's linear
-    /// heap construction), leaving `v` empty with the heap's former buffer: a timer
-    /// wheel's bucket enters the heap at once, and the two buffers swap back and forth
-    /// without allocating.
+    /// Makes the heap, which must be empty, hold the entries of `v`, leaving `v` empty
+    /// with its capacity: a timer wheel's bucket enters the heap at once. Pushed one by
+    /// one: a bucket is a few dozen entries in no order, and most stay where they land.
     pub fn fill_from(&mut self, v: &mut Vec<Entry>) {
         assert!(self.v.is_empty(), "fill_from on a heap that holds entries");
-        std::mem::swap(&mut self.v, v);
-        let n = self.v.len();
-        for i in (0..n / 2).rev() {
-            self.sift_down(i);
+        self.v.reserve(v.len());
+        for e in v.drain(..) {
+            self.push(e);
         }
     }
 
     /// Moves every entry, in no particular order, to the end of `v`.
     pub fn drain_into(&mut self, v: &mut Vec<Entry>) {
         v.append(&mut self.v);
-    }
-
-    /// Sinks the entry at `i` below every smaller child (heap construction).
-    fn sift_down(&mut self, mut i: usize) {
-        let n = self.v.len();
-        let x = self.v[i];
-        let xk = rank(&x);
-        loop {
-            let mut c = 2 * i + 1;
-            if c >= n {
-                break;
-            }
-            if c + 1 < n && rank(&self.v[c + 1]) < rank(&self.v[c]) {
-                c += 1;
-            }
-            if xk < rank(&self.v[c]) {
-                break;
-            }
-            self.v[i] = self.v[c];
-            i = c;
-        }
-        self.v[i] = x;
     }
 
     /// `replace_top` for an entry from the heap's bottom (a pop's last), which belongs near
@@ -284,7 +260,7 @@ pub(super) mod tests {
 
     proptest! {
         /// A heap filled from a vector at once pops its entries in (time, key) order, and
-        /// hands back its former buffer, empty.
+        /// leaves the vector empty.
         #[test]
         fn a_filled_heap_pops_in_order(times in proptest::collection::vec(0u64..30, 0..300)) {
             let mut h = Heap::default();

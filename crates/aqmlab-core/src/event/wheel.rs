@@ -15,7 +15,7 @@
 //! seconds). Every entry in a bucket or in `far` is due no earlier than every entry in
 //! `near`, so `near`'s top is the earliest of all. When `near` is empty, the earliest is
 //! the least of the next bucket that holds entries (found in a bitmap); the pop that takes
-//! it makes that bucket the new `near` at once (a linear heap construction), moves `cur`
+//! it makes that bucket the new `near` (its entries pushed onto it), moves `cur`
 //! past it, and brings `far`'s entries that now fall within the wheel onto it. Inside
 //! `near` the order is the heap's (time, sequence): ties and everything else come out
 //! exactly as from one heap. A push is O(1) for an entry a bucket or more ahead, a heap
@@ -141,10 +141,7 @@ impl Wheel {
         }
         let e = self.near.pop()?;
         self.len -= 1;
-        self.first = match self.near.peek_rank() {
-            Some(r) => Some(r),
-            None => self.first_beyond_near(),
-        };
+        self.first = self.near.peek_rank().or_else(|| self.first_beyond_near());
         Some(e)
     }
 

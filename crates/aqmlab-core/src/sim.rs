@@ -49,7 +49,8 @@ pub enum SimError {
     Conservation(String),
 }
 
-/// Per-port and per-flow state beyond which the lane lookahead is on (16 MiB, half this
+/// Per-port and per-flow state beyond which a run is large (`EventQueue::set_large`): the
+/// ends of transmission wait apart and the lane lookahead is on (16 MiB, half this
 /// machine's L3): a port's and a flow's lines are then cold when a packet comes, and
 /// loading them some pops ahead hides the misses (-12% engine time at 10 000 flows, 91 MB
 /// of such state); below, they are mostly in cache and the lookahead adds instructions
@@ -57,7 +58,7 @@ pub enum SimError {
 /// 2026-11-27.
 const LOOKAHEAD_FROM: usize = 16 << 20;
 
-fn lookahead_pays(queues: &[OutputQueue], channels: &[Channel], flows: &[FlowState]) -> bool {
+fn large_run(queues: &[OutputQueue], channels: &[Channel], flows: &[FlowState]) -> bool {
     use std::mem::{size_of, size_of_val};
     let tcp = flows.iter().filter(|f| f.tcp.is_some()).count();
     let bytes = size_of_val(queues)
@@ -349,7 +350,7 @@ impl<'a> Simulator<'a> {
         ts.queues.allocate();
         ts.flows.allocate();
         let mut events = EventQueue::new();
-        events.set_lookahead(lookahead_pays(&queues, &channels, &flows));
+        events.set_large(large_run(&queues, &channels, &flows));
         let mut hooked = vec![0u64; queues.len().div_ceil(64)];
         for (q, queue) in queues.iter().enumerate() {
             if !queue.is_passive() {
@@ -425,9 +426,18 @@ impl<'a> Simulator<'a> {
             self.restart_measurement();
         }
         self.events.schedule(0, Event::Sample);
+        if self.events.large() {
+            self.event_loop::<true>();
+        } else {
+            self.event_loop::<false>();
+        }
+        self.now = self.end;
+        self.finish()
+    }
 
-        let lookahead = self.events.lookahead();
-        while let Some((t, ev)) = self.events.pop() {
+    /// The events until the end, for a run that is `LARGE` or not (`EventQueue::set_large`).
+    fn event_loop<const LARGE: bool>(&mut self) {
+        while let Some((t, ev)) = self.events.pop_as::<LARGE>() {
             if t >= self.end {
                 // Keep it for the in-flight census at the end.
                 self.events.put_back(t, ev);
@@ -440,11 +450,11 @@ impl<'a> Simulator<'a> {
             if let Some(Event::Arrive { packet, node, .. }) = self.events.peek_heap() {
                 crate::mem::prefetch(self.packets.get(packet));
                 crate::mem::prefetch(&self.nodes[node as usize]);
-                if lookahead {
+                if LARGE {
                     self.prefetch_endpoint(node as usize, packet);
                 }
             }
-            if lookahead {
+            if LARGE {
                 let a = self.events.lane_ahead();
                 if a.far_packet != NO_PACKET {
                     crate::mem::prefetch(self.packets.get(a.far_packet));
@@ -510,8 +520,6 @@ impl<'a> Simulator<'a> {
                 Event::WarmupEnd => self.restart_measurement(),
             }
         }
-        self.now = self.end;
-        self.finish()
     }
 
     /// Starts loading what the arrival of `pkt` at `node` will touch, some pops ahead: the

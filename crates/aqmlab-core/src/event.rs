@@ -30,11 +30,13 @@
 //!
 //! In a large run (`set_large`, chosen by the simulator from the size of the ports' and
 //! flows' state) the ends of transmission wait apart too, in a heap of their own, and a pop
-//! takes the earliest of three firsts. At 10 000 flows the 10 Gb/s bottleneck feeds the
-//! access links in bursts: the heap held ~100 entries at a pop, mostly their ends of
-//! transmission, and the lanes' 9 M pops sifted through them. The end popped last is left
-//! at the top of its heap until the next push of an end, which usually follows in the same
-//! event (the channel's next packet starts), takes its place: one sift instead of two. The
+//! takes the earliest of three firsts. At 10 000 flows, once every flow has started, the
+//! heap held the four class lanes' firsts, a sample, and 2 to 19 ends of transmission (the
+//! 10 Gb/s bottleneck feeds the 1 Gb/s access links in bursts, so many of them are busy):
+//! the lanes' 9.2 M pops sifted through those ends. The end popped last is left at the top
+//! of its heap until the next push of an end, which usually follows in the same event (the
+//! channel's next packet starts; 2.3 M of 3.1 M ends), takes its place: one sift instead
+//! of two. The
 //! simulator's loop is compiled once for large runs and once for others (`pop_as`), so
 //! small runs keep the two-way pop, cheaper where the heap is a few entries.
 //!
@@ -409,11 +411,11 @@ impl EventQueue {
     /// - pops note the arrivals `NEAR` and `FAR` places further on in their lane, for
     ///   `lane_ahead`. Worth it only when what arrivals touch is out of cache: noting them
     ///   and acting on them costs some 120 instructions an event;
-    /// - ends of transmission wait in a heap of their own. At 10 000 flows the heap held
-    ///   ~100 entries at a pop, mostly ends at access links fed in bursts by the 10 Gb/s
-    ///   bottleneck, and the lanes' 9 M pops sifted through them; apart, it holds the lanes'
-    ///   firsts and little else. A pop then compares three firsts instead of two, which
-    ///   costs more than it saves where the heap is a few entries (100 flows).
+    /// - ends of transmission wait in a heap of their own. At 10 000 flows the access links,
+    ///   fed in bursts by the 10 Gb/s bottleneck, kept 2 to 19 ends in the heap beside the
+    ///   lanes' four firsts, and the lanes' 9.2 M pops sifted through them; apart, the heap
+    ///   holds the lanes' firsts and little else. A pop then compares three firsts instead
+    ///   of two, which costs more than it saves where few ends are pending (100 flows).
     pub fn set_large(&mut self, on: bool) {
         debug_assert!(self.is_empty(), "set_large after scheduling");
         self.large = on;

@@ -56,7 +56,7 @@ pub enum SimError {
 /// of such state); below, they are mostly in cache and the lookahead adds instructions
 /// (+120 an event at 100 flows, 0.9 MB; no gain at 1 000 flows, 9 MB). BENCHMARKS.md,
 /// 2026-11-27.
-const LOOKAHEAD_FROM: usize = 16 << 20;
+const LARGE_FROM: usize = 16 << 20;
 
 fn large_run(queues: &[OutputQueue], channels: &[Channel], flows: &[FlowState]) -> bool {
     use std::mem::{size_of, size_of_val};
@@ -65,7 +65,7 @@ fn large_run(queues: &[OutputQueue], channels: &[Channel], flows: &[FlowState]) 
         + size_of_val(channels)
         + size_of_val(flows)
         + tcp * size_of::<TcpState>();
-    bytes >= LOOKAHEAD_FROM
+    bytes >= LARGE_FROM
 }
 
 /// Per-queue summary over the measurement window (after warm-up).
@@ -390,6 +390,14 @@ impl<'a> Simulator<'a> {
     /// another thread can show progress; the engine itself never reads a clock.
     pub fn with_progress(mut self, cell: Arc<AtomicU64>) -> Self {
         self.progress = Some(cell);
+        self
+    }
+
+    /// Runs as a large run or not whatever the size of its state (`EventQueue::set_large`):
+    /// for tests, which check that the choice changes speed only.
+    #[doc(hidden)]
+    pub fn with_large(mut self, on: bool) -> Self {
+        self.events.set_large(on);
         self
     }
 

@@ -36,9 +36,8 @@
 //! the lanes' 9.2 M pops sifted through those ends. The end popped last is left at the top
 //! of its heap until the next push of an end, which usually follows in the same event (the
 //! channel's next packet starts; 2.3 M of 3.1 M ends), takes its place: one sift instead
-//! of two. The
-//! simulator's loop is compiled once for large runs and once for others (`pop_as`), so
-//! small runs keep the two-way pop, cheaper where the heap is a few entries.
+//! of two. The simulator's loop is compiled once for large runs and once for others
+//! (`pop_as`), so small runs keep the two-way pop, cheaper where the heap is a few entries.
 //!
 //! Events are small `Copy` values that name what happens by index; packets never travel in
 //! the heap by value. Timers are cancellable by generation: a cancelled or re-armed timer

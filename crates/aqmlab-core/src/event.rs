@@ -36,8 +36,12 @@
 //! the lanes' 9.2 M pops sifted through those ends. The end popped last is left at the top
 //! of its heap until the next push of an end, which usually follows in the same event (the
 //! channel's next packet starts; 2.3 M of 3.1 M ends), takes its place: one sift instead
-//! of two. The simulator's loop is compiled once for large runs and once for others
-//! (`pop_as`), so small runs keep the two-way pop, cheaper where the heap is a few entries.
+//! of two. The class lanes' firsts leave the heap too: the earliest of them is kept beside
+//! it, found again by a scan of the few lanes (four at 10 000 flows) after each pop from
+//! one, so a pop takes the earliest of four firsts and the lanes' pops sift no heap (-1%
+//! at 10 000 flows, BENCHMARKS.md). The simulator's loop is compiled once for large runs
+//! and once for others (`pop_as`), so small runs keep the two-way pop, cheaper where the
+//! heap is a few entries.
 //!
 //! Events are small `Copy` values that name what happens by index; packets never travel in
 //! the heap by value. Timers are cancellable by generation: a cancelled or re-armed timer
@@ -149,9 +153,14 @@ pub struct EventQueue {
     /// Bit c: channel c's lane is not empty.
     in_lane: Vec<u64>,
     /// Arrivals by their delay after the instant they were scheduled (`offsets[j]` for
-    /// `classes[j]`), in order; the first of each is also in the heap.
+    /// `classes[j]`), in order; the first of each is also in the heap, but in a large run.
     offsets: Vec<Time>,
     classes: Vec<VecDeque<Entry>>,
+    /// In a large run, `classes[j]`'s first waits in no heap: `fronts[j]` is its rank
+    /// (`u128::MAX` while the lane is empty; see `set_large`).
+    fronts: Vec<u128>,
+    /// The least of `fronts`, found again after each pop from a class lane.
+    first_class: FirstClass,
     /// The time of the last event popped: the simulator's clock.
     now: Time,
     /// A large run: ends of transmission wait apart and pops note the arrivals further on
@@ -160,6 +169,25 @@ pub struct EventQueue {
     /// The arrivals `NEAR` and `FAR` places on in the lane of the last pop, if it came from
     /// a lane in a large run.
     ahead: Ahead,
+}
+
+/// The least rank among the class lanes' firsts; `u128::MAX` (no event's rank) while every
+/// class lane is empty. A rank's tag names its lane.
+#[derive(Clone, Copy, Debug)]
+struct FirstClass(u128);
+
+impl Default for FirstClass {
+    fn default() -> Self {
+        FirstClass(u128::MAX)
+    }
+}
+
+impl FirstClass {
+    /// The lane (meaningless while every class lane is empty).
+    #[inline]
+    fn lane(self) -> usize {
+        ((self.0 as u64 & TAG).wrapping_sub(CLASS0)) as usize
+    }
 }
 
 /// What the lookahead needs of the arrivals `NEAR` and `FAR` places on in a lane: their
@@ -226,6 +254,7 @@ impl EventQueue {
             None if self.offsets.len() < MAX_CLASSES => {
                 self.offsets.push(offset);
                 self.classes.push(VecDeque::new());
+                self.fronts.push(u128::MAX);
                 Some(self.offsets.len() - 1)
             }
             None => None,
@@ -287,7 +316,15 @@ impl EventQueue {
             debug_assert!(lane.back().is_none_or(|b| b.time <= time));
             lane.push_back(e);
             if lane.len() == 1 {
-                self.heap.push(e);
+                if self.large {
+                    let r = heap::rank(&e);
+                    self.fronts[j] = r;
+                    if r < self.first_class.0 {
+                        self.first_class = FirstClass(r);
+                    }
+                } else {
+                    self.heap.push(e);
+                }
             }
             return;
         }
@@ -353,6 +390,10 @@ impl EventQueue {
         let h = self.heap.peek_rank().unwrap_or(u128::MAX);
         let d = self.ends.peek_rank().unwrap_or(u128::MAX);
         let t = self.timers.peek_rank().unwrap_or(u128::MAX);
+        let l = self.first_class;
+        if l.0 < h && l.0 < d && l.0 < t {
+            return Some(self.pop_class(l.lane()));
+        }
         if h < d && h < t {
             return self.pop_heap::<true>();
         }
@@ -366,6 +407,24 @@ impl EventQueue {
         let t = self.timers.pop()?;
         self.now = t.time;
         Some((t.time, t.event))
+    }
+
+    /// Pops class lane `j`'s first, in a large run (where it is in no heap).
+    #[inline]
+    fn pop_class(&mut self, j: usize) -> (Time, Event) {
+        let lane = &mut self.classes[j];
+        let e = lane.pop_front().expect("a class lane with a front");
+        self.now = e.time;
+        if let Some(ahead) = lane.get(LANE_AHEAD) {
+            crate::mem::prefetch(ahead);
+        }
+        self.ahead = Ahead::of(lane.get(NEAR), lane.get(FAR));
+        self.fronts[j] = lane.front().map_or(u128::MAX, heap::rank);
+        // A minimum, not a search for the lane (whose branches the lanes' turns, which vary
+        // from pop to pop, would mispredict): the rank's tag names the lane.
+        let first = self.fronts.iter().copied().min();
+        self.first_class = FirstClass(first.unwrap_or(u128::MAX));
+        (e.time, e.event)
     }
 
     /// Pops the heap's first, which is the earliest event.
@@ -414,7 +473,9 @@ impl EventQueue {
     ///   fed in bursts by the 10 Gb/s bottleneck, kept 2 to 19 ends in the heap beside the
     ///   lanes' four firsts, and the lanes' 9.2 M pops sifted through them; apart, the heap
     ///   holds the lanes' firsts and little else. A pop then compares three firsts instead
-    ///   of two, which costs more than it saves where few ends are pending (100 flows).
+    ///   of two, which costs more than it saves where few ends are pending (100 flows);
+    /// - the class lanes' firsts wait in no heap: the earliest of them (`first_class`) is
+    ///   the fourth first a pop compares.
     pub fn set_large(&mut self, on: bool) {
         debug_assert!(self.is_empty(), "set_large after scheduling");
         self.large = on;
@@ -440,6 +501,23 @@ impl EventQueue {
         self.heap.peek().map(|e| e.event)
     }
 
+    /// `peek_heap`, with the class lanes' firsts in a large run (where they are in no heap).
+    #[inline]
+    pub fn peek_as<const LARGE: bool>(&self) -> Option<Event> {
+        if LARGE {
+            let l = self.first_class;
+            if self.heap.peek_rank().is_none_or(|h| l.0 < h) {
+                // None while every class lane is empty (`lane` names none then).
+                return self
+                    .classes
+                    .get(l.lane())
+                    .and_then(|c| c.front())
+                    .map(|e| e.event);
+            }
+        }
+        self.peek_heap()
+    }
+
     /// Puts back an event just popped, for the census at the end of a run only: the lanes
     /// are not kept in order afterwards.
     pub fn put_back(&mut self, time: Time, event: Event) {
@@ -448,8 +526,14 @@ impl EventQueue {
 
     /// Counts pending events matching `f` (for end-of-run census; O(n)).
     pub fn count(&self, f: impl Fn(&Event) -> bool) -> usize {
-        let lanes: usize = (self.lanes.iter().chain(&self.classes))
-            .flat_map(|l| l.iter().skip(1))
+        // A lane's first is in the heap too, but for a class lane's in a large run.
+        let firsts_apart = usize::from(!self.large);
+        let lanes: usize = (self.lanes.iter().flat_map(|l| l.iter().skip(1)))
+            .chain(
+                self.classes
+                    .iter()
+                    .flat_map(|l| l.iter().skip(firsts_apart)),
+            )
             .filter(|e| f(&e.event))
             .count();
         // A taken end is the first of `ends` and already popped.
@@ -462,8 +546,11 @@ impl EventQueue {
         self.heap.len()
             + (self.ends.len() - self.ends_taken as usize)
             + self.timers.len()
-            + (self.lanes.iter().chain(&self.classes))
+            + (self.lanes.iter())
                 .map(|l| l.len().saturating_sub(1))
+                .sum::<usize>()
+            + (self.classes.iter())
+                .map(|l| l.len().saturating_sub(usize::from(!self.large)))
                 .sum::<usize>()
     }
 
@@ -471,6 +558,7 @@ impl EventQueue {
         self.heap.is_empty()
             && self.ends.len() == self.ends_taken as usize
             && self.timers.is_empty()
+            && self.fronts.iter().all(|&r| r == u128::MAX)
     }
 }
 
@@ -628,6 +716,8 @@ mod tests {
         /// before the last pop, as the simulator schedules them. In a large run the ends
         /// of transmission wait apart, and the one popped last stays until the next push
         /// of an end takes its place or the next pop removes it: counts must not see it.
+        /// The class lanes' firsts then wait in no heap, and `peek_as` (the simulator's
+        /// one-pop guess) must still see them.
         #[test]
         fn lanes_pop_in_the_order_of_one_heap(
             ops in proptest::collection::vec((0u8..7, 0u64..50, proptest::bool::ANY), 1..600),
@@ -640,6 +730,17 @@ mod tests {
             let mut oracle = std::collections::BinaryHeap::new();
             let (mut seq, mut now) = (0u64, 0);
             let mut last = [0; 3];
+            // What `peek_as` names: the earliest event but timers (and, in a large run,
+            // ends of transmission, which wait apart).
+            let peeked = |oracle: &std::collections::BinaryHeap<Entry>| {
+                let seen = |e: &&Entry| match e.event {
+                    Event::Timer { .. } => false,
+                    Event::TxEnd { .. } => !large,
+                    _ => true,
+                };
+                oracle.iter().filter(seen).max().map(|e| e.event)
+            };
+            let peek = |q: &EventQueue| if large { q.peek_as::<true>() } else { q.peek_as::<false>() };
             for (kind, dt, back_to_back) in ops {
                 let (time, event) = match kind {
                     0..=2 => {
@@ -658,6 +759,7 @@ mod tests {
                         }
                         proptest::prop_assert_eq!(q.len(), oracle.len());
                         proptest::prop_assert_eq!(q.is_empty(), oracle.is_empty());
+                        proptest::prop_assert_eq!(peek(&q), peeked(&oracle));
                         continue;
                     }
                 };
@@ -671,6 +773,7 @@ mod tests {
                 seq += 1;
                 proptest::prop_assert_eq!(q.len(), oracle.len());
                 proptest::prop_assert_eq!(q.count(|_| true), oracle.len());
+                proptest::prop_assert_eq!(peek(&q), peeked(&oracle));
             }
             while let Some(want) = oracle.pop() {
                 proptest::prop_assert_eq!(q.pop(), Some((want.time, want.event)));

@@ -455,7 +455,7 @@ impl<'a> Simulator<'a> {
             self.processed += 1;
             // The packet a wire delivers next was last touched when it was sent, a round
             // trip's worth of other packets ago: start loading it now.
-            if let Some(Event::Arrive { packet, node, .. }) = self.events.peek_heap() {
+            if let Some(Event::Arrive { packet, node, .. }) = self.events.peek_as::<LARGE>() {
                 crate::mem::prefetch(self.packets.get(packet));
                 crate::mem::prefetch(&self.nodes[node as usize]);
                 if LARGE {

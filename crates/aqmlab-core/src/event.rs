@@ -558,7 +558,7 @@ impl EventQueue {
         self.heap.is_empty()
             && self.ends.len() == self.ends_taken as usize
             && self.timers.is_empty()
-            && self.fronts.iter().all(|&r| r == u128::MAX)
+            && self.first_class.0 == u128::MAX
     }
 }
 

@@ -38,7 +38,7 @@
 //! channel's next packet starts; 2.3 M of 3.1 M ends), takes its place: one sift instead
 //! of two. The class lanes' firsts leave the heap too: the earliest of them is kept beside
 //! it, found again by a scan of the few lanes (four at 10 000 flows) after each pop from
-//! one, so a pop takes the earliest of four firsts and the lanes' pops sift no heap (-1%
+//! one, so a pop takes the earliest of four firsts and the lanes' pops sift no heap (-1.5%
 //! at 10 000 flows, BENCHMARKS.md). The simulator's loop is compiled once for large runs
 //! and once for others (`pop_as`), so small runs keep the two-way pop, cheaper where the
 //! heap is a few entries.

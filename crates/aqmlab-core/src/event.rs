@@ -190,6 +190,17 @@ impl FirstClass {
     }
 }
 
+/// After a pop from `lane`. A busy lane is a long ring (a 10 Gb/s wire holds ~25 000
+/// arrivals), read in order but last written a wire's delay ago, among misses elsewhere
+/// that hide the stream from the hardware prefetcher: ask for the entries `LANE_AHEAD`
+/// ahead.
+#[inline]
+fn prefetch_ahead(lane: &VecDeque<Entry>) {
+    if let Some(ahead) = lane.get(LANE_AHEAD) {
+        crate::mem::prefetch(ahead);
+    }
+}
+
 /// What the lookahead needs of the arrivals `NEAR` and `FAR` places on in a lane: their
 /// packets, and the node the nearer one reaches; `NO_PACKET` where there is none. Plain
 /// indices, not the events: the simulator reads them at every pop.
@@ -415,9 +426,7 @@ impl EventQueue {
         let lane = &mut self.classes[j];
         let e = lane.pop_front().expect("a class lane with a front");
         self.now = e.time;
-        if let Some(ahead) = lane.get(LANE_AHEAD) {
-            crate::mem::prefetch(ahead);
-        }
+        prefetch_ahead(lane);
         self.ahead = Ahead::of(lane.get(NEAR), lane.get(FAR));
         self.fronts[j] = lane.front().map_or(u128::MAX, heap::rank);
         // A minimum, not a search for the lane (whose branches the lanes' turns, which vary
@@ -443,12 +452,7 @@ impl EventQueue {
                 _ => &mut self.classes[(tag - CLASS0) as usize],
             };
             lane.pop_front();
-            // A busy lane is a long ring (a 10 Gb/s wire holds ~25 000 arrivals), read in
-            // order but last written a wire's delay ago, among misses elsewhere that hide the
-            // stream from the hardware prefetcher: ask for the entries LANE_AHEAD ahead.
-            if let Some(ahead) = lane.get(LANE_AHEAD) {
-                crate::mem::prefetch(ahead);
-            }
+            prefetch_ahead(lane);
             if LARGE {
                 self.ahead = Ahead::of(lane.get(NEAR), lane.get(FAR));
             }

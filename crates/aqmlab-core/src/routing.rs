@@ -142,6 +142,17 @@ impl Routes {
         }
     }
 
+    /// `next_channel(from, to)` wherever that is a route, reading `to`'s entry only when
+    /// `from` is in the core (a stub sends everything up its one link): for a prefetch,
+    /// which at a host needs one random entry of the table, not two.
+    #[inline]
+    pub fn likely_channel(&self, from: usize, to: usize) -> u32 {
+        match self.at[from].up {
+            NO_ROUTE => self.next_channel(from, to),
+            up => up,
+        }
+    }
+
     /// Heap bytes held by the table.
     pub fn heap_bytes(&self) -> usize {
         self.at.len() * std::mem::size_of::<At>() + self.core.len() * 4
@@ -194,6 +205,10 @@ mod tests {
                 let (w, g) = (want[from * n + to], got.next_channel(from, to));
                 if w != g {
                     return Err(format!("next({from}, {to}): dense {w}, compact {g}"));
+                }
+                let likely = got.likely_channel(from, to);
+                if w != NO_ROUTE && likely != w {
+                    return Err(format!("likely({from}, {to}): {likely}, route {w}"));
                 }
             }
         }

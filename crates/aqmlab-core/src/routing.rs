@@ -25,9 +25,11 @@ use std::collections::VecDeque;
 
 pub const NO_ROUTE: u32 = u32::MAX;
 
-/// Where a node's routes are found (8 bytes: one load per end on the per-packet path).
-#[derive(Clone, Copy, Debug)]
-struct At {
+/// Where a node's routes are found (8 bytes: one load per end on the per-packet path). A
+/// packet carries its destination's (`Packet::to`), so that a router's hop reads it in the
+/// packet's line rather than in this table, a random line of it at scale.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct At {
     /// Row and column in the core table: the node's own, or its gateway's for a stub (so a
     /// core node is stub t's gateway iff their `core` agree).
     core: u32,
@@ -128,17 +130,38 @@ impl Routes {
         let via = self.core[f.core as usize * self.nc + t.core as usize];
         let same = f.core == t.core;
         if f.up == NO_ROUTE {
-            // From the core: down the link of a stub behind this node, else the core's
-            // route (towards the stub's gateway; the diagonal is NO_ROUTE).
-            if same && t.up != NO_ROUTE {
-                t.up ^ 1
-            } else {
-                via
-            }
+            self.route_from_core(f, t)
         } else if (same || via != NO_ROUTE) && from != to {
             f.up
         } else {
             NO_ROUTE
+        }
+    }
+
+    /// From core node `f` towards `t`: down the link of a stub behind it, else the core's
+    /// route (towards the stub's gateway; the diagonal is NO_ROUTE).
+    #[inline]
+    fn route_from_core(&self, f: At, t: At) -> u32 {
+        if f.core == t.core && t.up != NO_ROUTE {
+            t.up ^ 1
+        } else {
+            self.core[f.core as usize * self.nc + t.core as usize]
+        }
+    }
+
+    /// Node `n`'s entry, for a packet bound to it to carry.
+    #[inline]
+    pub fn at(&self, n: usize) -> At {
+        self.at[n]
+    }
+
+    /// `likely_channel` towards the node whose entry is `t` (a packet's `to`): it reads no
+    /// entry of the table but `from`'s.
+    #[inline]
+    pub fn likely_at(&self, from: usize, t: At) -> u32 {
+        match self.at[from] {
+            f if f.up == NO_ROUTE => self.route_from_core(f, t),
+            f => f.up,
         }
     }
 
@@ -209,6 +232,10 @@ mod tests {
                 let likely = got.likely_channel(from, to);
                 if w != NO_ROUTE && likely != w {
                     return Err(format!("likely({from}, {to}): {likely}, route {w}"));
+                }
+                let carried = got.likely_at(from, got.at(to));
+                if w != NO_ROUTE && carried != w {
+                    return Err(format!("likely_at({from}, {to}): {carried}, route {w}"));
                 }
             }
         }

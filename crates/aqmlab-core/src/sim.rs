@@ -555,19 +555,19 @@ impl<'a> Simulator<'a> {
         let p = self.packets.get(pkt);
         // What leaves next, and by which wire: at a router, this packet; at a host, the
         // answer (an ACK, or the data an ACK releases) back towards its source.
-        let towards = if bit(&self.hosts, node) {
+        let c = if bit(&self.hosts, node) {
             let f = &self.flows[p.flow as usize];
             crate::mem::prefetch(&f.c);
             crate::mem::prefetch(&f.acks);
-            p.src
+            // A host on one link answers up that link: its own routing entry, not also the
+            // source's (another random line of the table at scale).
+            self.routes.likely_channel(node, p.src as usize)
         } else if bit(&self.routers, node) {
-            p.dst
+            // The destination's entry travels in the packet.
+            self.routes.likely_at(node, p.to)
         } else {
             return;
         };
-        // A host on one link answers up that link: its own routing entry, not also the
-        // source's (another random line of the table at scale).
-        let c = self.routes.likely_channel(node, towards as usize);
         if c != NO_ROUTE {
             crate::mem::prefetch(&self.channels[c as usize]);
             let q = &self.queues[c as usize];
@@ -615,6 +615,7 @@ impl<'a> Simulator<'a> {
             created: now,
             seq,
             udp: true,
+            to: self.routes.at(dst as usize),
             ..Default::default()
         });
         let f = &mut self.flows[flow as usize].c;
@@ -656,8 +657,8 @@ impl<'a> Simulator<'a> {
             return self.deliver(pkt);
         }
         // Validation routed every flow (and the way back, links being duplex), so a
-        // host on one link sends up it without reading the destination's routing entry.
-        let ch = self.routes.likely_channel(node, dst);
+        // host on one link sends up it; from the core the packet's own `to` serves.
+        let ch = self.routes.likely_at(node, self.packets.get(pkt).to);
         debug_assert_eq!(ch, self.routes.next_channel(node, dst));
         debug_assert_ne!(ch, NO_ROUTE, "validated scenarios route every flow");
         self.channel_arrive(ch as usize, pkt);

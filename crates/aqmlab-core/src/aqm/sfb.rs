@@ -87,7 +87,9 @@ struct BinSet {
 /// The bins one queued packet was counted in: its hash per set (0 = not counted there).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    id: u64,
+    /// The packet's flow and sequence number: what the departure's check compares.
+    flow: u32,
+    seq: u64,
     hash: [u64; 2],
     amount: u64,
 }
@@ -319,7 +321,8 @@ impl Aqm for Sfb {
             1
         };
         let e = Entry {
-            id: pkt.id,
+            flow: pkt.flow,
+            seq: pkt.seq,
             hash,
             amount,
         };
@@ -345,7 +348,11 @@ impl Aqm for Sfb {
     ) -> Verdict {
         self.last_counted = false;
         if let Some(e) = self.queued.pop_front() {
-            debug_assert_eq!(e.id, pkt.id, "departures leave in arrival order");
+            debug_assert_eq!(
+                (e.flow, e.seq),
+                (pkt.flow, pkt.seq),
+                "departures leave in arrival order"
+            );
             self.count(&e, false);
         }
         Verdict::Pass

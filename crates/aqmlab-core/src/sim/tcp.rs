@@ -82,6 +82,7 @@ impl Simulator<'_> {
                 created: now,
                 seq: seg.seq,
                 cwr: seg.cwr,
+                to: self.routes.at(dst as usize),
                 ..Default::default()
             });
             let c = &mut self.flows[f].c;
@@ -106,6 +107,7 @@ impl Simulator<'_> {
                 dst: to,
                 size,
                 created: self.now,
+                to: self.routes.at(to as usize),
                 ..Default::default()
             },
             &ack,

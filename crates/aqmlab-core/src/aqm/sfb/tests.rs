@@ -323,7 +323,7 @@ fn marks_ect_and_drops_not_ect_and_drops_above_one_half() {
                 }
             }
             let pk = Packet {
-                id: i + 1,
+                seq: i + 1,
                 flow: 3,
                 ecn,
                 size: 1000,

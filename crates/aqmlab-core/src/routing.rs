@@ -155,24 +155,27 @@ impl Routes {
         self.at[n]
     }
 
-    /// `likely_channel` towards the node whose entry is `t` (a packet's `to`): it reads no
-    /// entry of the table but `from`'s.
-    #[inline]
-    pub fn likely_at(&self, from: usize, t: At) -> u32 {
-        match self.at[from] {
-            f if f.up == NO_ROUTE => self.route_from_core(f, t),
-            f => f.up,
-        }
-    }
-
     /// `next_channel(from, to)` wherever that is a route, reading `to`'s entry only when
     /// `from` is in the core (a stub sends everything up its one link): for a prefetch,
     /// which at a host needs one random entry of the table, not two.
     #[inline]
     pub fn likely_channel(&self, from: usize, to: usize) -> u32 {
-        match self.at[from].up {
-            NO_ROUTE => self.next_channel(from, to),
-            up => up,
+        self.likely(from, || self.at[to])
+    }
+
+    /// `likely_channel` towards the node whose entry is `t` (a packet's `to`): it reads no
+    /// entry of the table but `from`'s.
+    #[inline]
+    pub fn likely_at(&self, from: usize, t: At) -> u32 {
+        self.likely(from, || t)
+    }
+
+    /// Up a stub's one link, or from the core towards the entry `t` gives, read only then.
+    #[inline]
+    fn likely(&self, from: usize, t: impl FnOnce() -> At) -> u32 {
+        match self.at[from] {
+            f if f.up == NO_ROUTE => self.route_from_core(f, t()),
+            f => f.up,
         }
     }
 

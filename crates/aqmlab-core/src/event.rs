@@ -208,6 +208,8 @@ fn prefetch_ahead(lane: &VecDeque<Entry>) {
 pub struct Ahead {
     pub near_packet: u32,
     pub near_node: u32,
+    /// The channel the near arrival comes in on.
+    pub near_channel: u32,
     pub far_packet: u32,
 }
 
@@ -215,6 +217,7 @@ impl Ahead {
     pub const NONE: Ahead = Ahead {
         near_packet: NO_PACKET,
         near_node: 0,
+        near_channel: 0,
         far_packet: NO_PACKET,
     };
 
@@ -222,11 +225,16 @@ impl Ahead {
     fn of(near: Option<&Entry>, far: Option<&Entry>) -> Ahead {
         let mut a = Ahead::NONE;
         if let Some(&Entry {
-            event: Event::Arrive { node, packet, .. },
+            event:
+                Event::Arrive {
+                    node,
+                    channel,
+                    packet,
+                },
             ..
         }) = near
         {
-            (a.near_packet, a.near_node) = (packet, node);
+            (a.near_packet, a.near_node, a.near_channel) = (packet, node, channel);
         }
         if let Some(&Entry {
             event: Event::Arrive { packet, .. },

@@ -155,27 +155,22 @@ impl Routes {
         self.at[n]
     }
 
-    /// `next_channel(from, to)` wherever that is a route, reading `to`'s entry only when
-    /// `from` is in the core (a stub sends everything up its one link): for a prefetch,
-    /// which at a host needs one random entry of the table, not two.
-    #[inline]
-    pub fn likely_channel(&self, from: usize, to: usize) -> u32 {
-        self.likely(from, || self.at[to])
-    }
-
-    /// `likely_channel` towards the node whose entry is `t` (a packet's `to`): it reads no
-    /// entry of the table but `from`'s.
+    /// `next_channel(from, to)` wherever that is a route, for `t` = `to`'s entry (a
+    /// packet's `to`): it reads no entry of the table but `from`'s, and `t` only when
+    /// `from` is in the core (a stub sends everything up its one link).
     #[inline]
     pub fn likely_at(&self, from: usize, t: At) -> u32 {
-        self.likely(from, || t)
+        self.first_hop(self.at[from], || t)
     }
 
-    /// Up a stub's one link, or from the core towards the entry `t` gives, read only then.
+    /// `likely_at` from the node whose entry is `f`, for a flow's end, which keeps its
+    /// own: it reads no entry of the table at all, and `t` only from the core.
     #[inline]
-    fn likely(&self, from: usize, t: impl FnOnce() -> At) -> u32 {
-        match self.at[from] {
-            f if f.up == NO_ROUTE => self.route_from_core(f, t()),
-            f => f.up,
+    pub fn first_hop(&self, f: At, t: impl FnOnce() -> At) -> u32 {
+        if f.up == NO_ROUTE {
+            self.route_from_core(f, t())
+        } else {
+            f.up
         }
     }
 
@@ -232,13 +227,13 @@ mod tests {
                 if w != g {
                     return Err(format!("next({from}, {to}): dense {w}, compact {g}"));
                 }
-                let likely = got.likely_channel(from, to);
-                if w != NO_ROUTE && likely != w {
-                    return Err(format!("likely({from}, {to}): {likely}, route {w}"));
-                }
                 let carried = got.likely_at(from, got.at(to));
                 if w != NO_ROUTE && carried != w {
                     return Err(format!("likely_at({from}, {to}): {carried}, route {w}"));
+                }
+                let kept = got.first_hop(got.at(from), || got.at(to));
+                if w != NO_ROUTE && kept != w {
+                    return Err(format!("first_hop({from}, {to}): {kept}, route {w}"));
                 }
             }
         }

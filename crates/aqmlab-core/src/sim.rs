@@ -19,7 +19,7 @@ use crate::packet::{Ecn, Packet, PacketArena};
 use crate::queue::{Admission, ColourCounters, Limit, OutputQueue, QueueId};
 use crate::record::LogHistogram;
 use crate::rng::Rng;
-use crate::routing::{Routes, NO_ROUTE};
+use crate::routing::{At, Routes, NO_ROUTE};
 use crate::scenario::{
     Checked, DupackResponseSpec, FlowKind, FlowSpec, Names, NodeKind, QueueSpec, RecoverySpec,
     Scenario, ScenarioErrors, TcpVariant,
@@ -347,6 +347,9 @@ impl<'a> Simulator<'a> {
             flows.push(state);
         }
         let routes = s.routes();
+        for f in &mut flows {
+            f.ends = [routes.at(f.src as usize), routes.at(f.dst as usize)];
+        }
         let (nodes, edges, conditioners) = edge::build(c, &channels, &routes);
         let switches = switch::build(c, &channels, &mut queues, &mut drains);
         // Samples at 0, i, 2i, ... before the end.
@@ -486,7 +489,7 @@ impl<'a> Simulator<'a> {
                     crate::mem::prefetch(self.packets.get(a.far_packet));
                 }
                 if a.near_packet != NO_PACKET {
-                    self.prefetch_hop(a.near_node as usize, a.near_packet);
+                    self.prefetch_hop(a.near_node as usize, a.near_channel, a.near_packet);
                 }
             }
             if self.processed & 0xFFFF == 0 {
@@ -551,7 +554,7 @@ impl<'a> Simulator<'a> {
     /// Starts loading what the arrival of `pkt` at `node` will touch, some pops ahead: the
     /// flow's state at a host, the next wire and its queue at a router.
     #[inline]
-    fn prefetch_hop(&self, node: usize, pkt: u32) {
+    fn prefetch_hop(&self, node: usize, channel: u32, pkt: u32) {
         let p = self.packets.get(pkt);
         // What leaves next, and by which wire: at a router, this packet; at a host, the
         // answer (an ACK, or the data an ACK releases) back towards its source.
@@ -559,9 +562,12 @@ impl<'a> Simulator<'a> {
             let f = &self.flows[p.flow as usize];
             crate::mem::prefetch(&f.c);
             crate::mem::prefetch(&f.acks);
-            // A host on one link answers up that link: its own routing entry, not also the
-            // source's (another random line of the table at scale).
-            self.routes.likely_channel(node, p.src as usize)
+            // A host on one link answers up that link, the other direction of the one the
+            // packet came in on (a link's channels are 2i and 2i + 1): no entry of the
+            // routing table is read (the answer's sender takes its own from the flow's
+            // line). For a host on several links this is a guess, and a wrong one costs
+            // only a line loaded for nothing.
+            channel ^ 1
         } else if bit(&self.routers, node) {
             // The destination's entry travels in the packet.
             self.routes.likely_at(node, p.to)
@@ -605,7 +611,8 @@ impl<'a> Simulator<'a> {
         };
         let size = src.packet_size();
         let (flow, from, dst, ecn) = (src.flow, src.src, src.dst, src.ecn);
-        let seq = self.flows[flow as usize].c.sent_pkts;
+        let st = &self.flows[flow as usize];
+        let (seq, ends) = (st.c.sent_pkts, st.ends);
         let pkt = self.packets.alloc(Packet {
             flow,
             src: from,
@@ -615,7 +622,7 @@ impl<'a> Simulator<'a> {
             created: now,
             seq,
             udp: true,
-            to: self.routes.at(dst as usize),
+            to: ends[1],
             ..Default::default()
         });
         let f = &mut self.flows[flow as usize].c;
@@ -624,7 +631,7 @@ impl<'a> Simulator<'a> {
         if let Some(t) = self.sources[i].as_mut().and_then(|s| s.next(now)) {
             self.events.schedule(t, Event::Send { source: i as u32 });
         }
-        self.forward(from as usize, pkt);
+        self.forward_from(from as usize, ends[0], pkt);
     }
 
     /// A packet arrives at a node from one of its input channels.
@@ -652,13 +659,19 @@ impl<'a> Simulator<'a> {
     /// Sends a packet on from `node` (its origin, or a router) towards its destination.
     #[inline]
     fn forward(&mut self, node: usize, pkt: u32) {
+        self.forward_from(node, self.routes.at(node), pkt)
+    }
+
+    /// `forward` from `node`, whose routing entry is `from` (a flow's end keeps its own).
+    #[inline]
+    fn forward_from(&mut self, node: usize, from: At, pkt: u32) {
         let dst = self.packets.get(pkt).dst as usize;
         if dst == node {
             return self.deliver(pkt);
         }
         // Validation routed every flow (and the way back, links being duplex), so a
         // host on one link sends up it; from the core the packet's own `to` serves.
-        let ch = self.routes.likely_at(node, self.packets.get(pkt).to);
+        let ch = self.routes.first_hop(from, || self.packets.get(pkt).to);
         debug_assert_eq!(ch, self.routes.next_channel(node, dst));
         debug_assert_ne!(ch, NO_ROUTE, "validated scenarios route every flow");
         self.channel_arrive(ch as usize, pkt);

@@ -44,6 +44,28 @@ impl Passed {
     }
 }
 
+/// `Passed` of a flow's ACKs, whose delay no one measures (32 bytes: the 16 a sum of
+/// delays would take hold the flow's ends, in the line an end's visit reads).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct AckPassed {
+    pub(super) sent_pkts: u64,
+    pub(super) sent_bytes: u64,
+    pub(super) recv_pkts: u64,
+    pub(super) recv_bytes: u64,
+}
+
+impl From<AckPassed> for Passed {
+    fn from(a: AckPassed) -> Passed {
+        Passed {
+            delay_sum_ns: 0,
+            sent_pkts: a.sent_pkts,
+            sent_bytes: a.sent_bytes,
+            recv_pkts: a.recv_pkts,
+            recv_bytes: a.recv_bytes,
+        }
+    }
+}
+
 /// The counts only a drop or a loss moves.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Missing {
@@ -97,10 +119,14 @@ pub(super) struct FlowState {
     pub(super) c: Passed,
     pub(super) tcp: Option<Box<TcpState>>,
     pub(super) delay_max_ns: u64,
-    pub(super) acks: Passed,
+    pub(super) acks: AckPassed,
     pub(super) src: u32,
     pub(super) dst: u32,
     pub(super) size: u32,
+    /// The routing entries of `src` and `dst`: where a packet sent from either end goes
+    /// first, and the `Packet::to` it carries, without reading the table (two random
+    /// lines of it per packet an end sends, at scale).
+    pub(super) ends: [At; 2],
     /// Drops and losses of data (0) and of ACKs (1).
     pub(super) missing: [Missing; 2],
     /// `counters` of data and of ACKs at the end of the warm-up.
@@ -111,7 +137,7 @@ impl FlowState {
     /// The counts of data (`acks` false) or of ACKs.
     pub(super) fn counters(&self, acks: bool) -> FlowCounters {
         FlowCounters {
-            passed: if acks { self.acks } else { self.c },
+            passed: if acks { self.acks.into() } else { self.c },
             missing: self.missing[usize::from(acks)],
         }
     }
@@ -145,7 +171,8 @@ mod layout_tests {
             (offset_of!(FlowState, size), 4),
         ];
         touched.extend(passed(offset_of!(FlowState, c)));
-        touched.extend(passed(offset_of!(FlowState, acks)));
+        touched.push((offset_of!(FlowState, acks), size_of::<AckPassed>()));
+        touched.push((offset_of!(FlowState, ends), size_of::<[At; 2]>()));
         assert_eq!(align_of::<FlowState>(), 64);
         assert_eq!(size_of::<Option<Box<TcpState>>>(), 8);
         let lines = crate::mem::lines_of(&touched);

@@ -61,7 +61,7 @@ impl Simulator<'_> {
     pub(super) fn tcp_emit(&mut self, f: usize, segs: &mut Vec<Segment>) {
         let now = self.now;
         let st = &self.flows[f];
-        let (src, dst, size) = (st.src, st.dst, st.size);
+        let (src, dst, size, ends) = (st.src, st.dst, st.size, st.ends);
         let (ecn, ecn_rtx) = st
             .tcp
             .as_ref()
@@ -82,13 +82,13 @@ impl Simulator<'_> {
                 created: now,
                 seq: seg.seq,
                 cwr: seg.cwr,
-                to: self.routes.at(dst as usize),
+                to: ends[1],
                 ..Default::default()
             });
             let c = &mut self.flows[f].c;
             c.sent_pkts += 1;
             c.sent_bytes += size as u64;
-            self.forward(src as usize, pkt);
+            self.forward_from(src as usize, ends[0], pkt);
         }
         self.tcp_sync_timer(f, End::Sender);
     }
@@ -97,7 +97,7 @@ impl Simulator<'_> {
         let st = &mut self.flows[f];
         let Some(tcp) = &st.tcp else { return };
         let size = tcp.ack_size;
-        let (from, to) = (st.dst, st.src);
+        let (from, to, ends) = (st.dst, st.src, st.ends);
         st.acks.sent_pkts += 1;
         st.acks.sent_bytes += size as u64;
         let pkt = self.packets.alloc_ack(
@@ -107,12 +107,12 @@ impl Simulator<'_> {
                 dst: to,
                 size,
                 created: self.now,
-                to: self.routes.at(to as usize),
+                to: ends[0],
                 ..Default::default()
             },
             &ack,
         );
-        self.forward(from as usize, pkt);
+        self.forward_from(from as usize, ends[1], pkt);
     }
 
     /// Keeps one timer event per pending deadline: re-arming is needed only when a

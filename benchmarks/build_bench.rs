@@ -166,12 +166,12 @@ fn phases(text: &str, what: &str, reps: usize) {
         "{what}, {:.1} MB of text (best of {reps})",
         text.len() as f64 / 1e6
     );
-    println!("  parse          {:8.3} s", t_parse);
-    println!("  validate       {:8.3} s", t_validate);
-    println!("  Simulator::new {:8.3} s", t_build);
-    println!("  total          {:8.3} s", t_parse + t_validate + t_build);
+    println!("  parse          {:10.6} s", t_parse);
+    println!("  validate       {:10.6} s", t_validate);
+    println!("  Simulator::new {:10.6} s", t_build);
+    println!("  total          {:10.6} s", t_parse + t_validate + t_build);
     println!(
-        "  (canonical TOML {:8.3} s, which the binding returns with the results)",
+        "  (canonical TOML {:10.6} s, which the binding writes only when asked: Results.scenario_toml)",
         t_canonical
     );
     println!("  peak RSS       {:8.0} MB", peak_rss_mb());

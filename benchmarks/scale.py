@@ -1,7 +1,7 @@
 """Scale: the REM-dumbbell shape at 100, 1 000 and 10 000 flows (issue 15's table).
 
     .venv/bin/python benchmarks/scale.py [--sizes 100,1000,10000] [--repeat 5]
-        [--mem-limit-gb 8] [--sample-interval 100ms] [--json]
+        [--mem-limit-gb 8] [--sample-interval 100ms] [--warm] [--json]
 
 Per size, a fresh Python process (so that its peak RSS, read with os.wait4, is that size's
 alone) builds with aqmlab.scenario's builders: a host pair per flow, each source host on
@@ -25,6 +25,11 @@ text is written only when asked, `Results.scenario_toml`), and outside the Rust 
 JSON text, the conversion into Python objects and `Results`: the cost of driving the
 engine from Python). Issue 15 asks for "run() overhead outside the engine under 10%";
 both readings are printed, the first the stricter.
+--warm: each child runs its scenario once before the measured run, as every run of a sweep
+but a worker's first does: the measured call then finds the allocator's memory already
+mapped (first touch costs ~2 ms per MB on this VM) and its code and tables in cache.
+Without it (the default) every figure is a fresh process's first run. Peak RSS is the
+process's, over both runs.
 Each size runs --repeat times, in rounds (every size once per round, so that the machine's
 drift between minutes reaches every size alike); the table gives each figure's median over
 the repeats (peak RSS: the largest), the engine cost's range beside it, and the ratio of
@@ -92,8 +97,9 @@ def dumbbell(n: int, sample_interval: str, seed: int = 1) -> dict:
     )
 
 
-def child(n: int, sample_interval: str) -> None:
-    """Runs one size in this process and prints its figures as one JSON line."""
+def child(n: int, sample_interval: str, warm: bool = False) -> None:
+    """Runs one size in this process and prints its figures as one JSON line; `warm`: after
+    one run of the same scenario, whose figures are not kept."""
     t0 = time.perf_counter()
     import aqmlab
 
@@ -101,6 +107,8 @@ def child(n: int, sample_interval: str) -> None:
     t0 = time.perf_counter()
     s = dumbbell(n, sample_interval)
     t_builders = time.perf_counter() - t0
+    if warm:
+        aqmlab.run(s)
     t0 = time.perf_counter()
     r = aqmlab.run(s)
     t_run = time.perf_counter() - t0
@@ -133,7 +141,7 @@ def child(n: int, sample_interval: str) -> None:
     print(json.dumps(out), flush=True)
 
 
-def measure(n: int, sample_interval: str, mem_limit_gb: float) -> dict:
+def measure(n: int, sample_interval: str, mem_limit_gb: float, warm: bool = False) -> dict:
     """Runs `child(n)` in a fresh interpreter; adds its peak RSS (bytes)."""
     limit = int(mem_limit_gb * 2**30)
 
@@ -141,7 +149,8 @@ def measure(n: int, sample_interval: str, mem_limit_gb: float) -> dict:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     p = subprocess.Popen(
-        [sys.executable, __file__, "--child", str(n), "--sample-interval", sample_interval],
+        [sys.executable, __file__, "--child", str(n), "--sample-interval", sample_interval]
+        + (["--warm"] if warm else []),
         stdout=subprocess.PIPE,
         text=True,
         preexec_fn=cap,
@@ -236,6 +245,9 @@ def main() -> None:
     )
     ap.add_argument("--sample-interval", default="100ms")
     ap.add_argument("--mem-limit-gb", type=float, default=8.0, help="address-space cap per size")
+    ap.add_argument(
+        "--warm", action="store_true", help="measure each size's second run in its process"
+    )
     ap.add_argument("--json", action="store_true", help="also print each size's JSON line")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument(
@@ -255,7 +267,7 @@ def main() -> None:
             print(path)
         return
     if args.child is not None:
-        child(args.child, args.sample_interval)
+        child(args.child, args.sample_interval, args.warm)
         return
     if args.repeat < 1:
         ap.error(f"--repeat: {args.repeat} is not a positive count of runs")
@@ -263,10 +275,12 @@ def main() -> None:
     runs: dict[int, list[dict]] = {n: [] for n in sizes}
     for _ in range(args.repeat):
         for n in sizes:
-            runs[n].append(measure(n, args.sample_interval, args.mem_limit_gb))
+            runs[n].append(measure(n, args.sample_interval, args.mem_limit_gb, args.warm))
             if args.json:
                 print(json.dumps(runs[n][-1]), file=sys.stderr, flush=True)
     ratios = {n: round_ratios(runs, n, sizes[0]) for n in sizes[1:]}
+    if args.warm:
+        print("(--warm: each figure is its process's second run of the scenario)")
     print(table([summarise(runs[n]) for n in sizes], ratios))
 
 

@@ -10,7 +10,7 @@ use aqmlab_core::sim::{self, RunResults, SimError};
 use aqmlab_core::table::{Column, Table};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -377,8 +377,10 @@ fn to_python<'py>(
     out.set_item("events", r.events)?;
     out.set_item("packets", r.packets)?;
     out.set_item("measured_s", r.measured_s)?;
-    // The results are taken apart into their tables (the time series without a copy), and
-    // each table is freed once converted: the run's values are held at most twice.
+    // The results are taken apart into their tables (the time series without a copy); a
+    // large numeric column becomes numpy's view of its vector (`Values`), the rest are
+    // copied and freed as each table is converted: at the peak, the run's values are held
+    // once plus the copies of one table's small and string columns.
     let (tables, t) = timed(|| r.into_tables());
     timing.tables = t;
     let (tables, t) = timed(|| tables_to_python(py, tables));
@@ -403,9 +405,70 @@ fn to_python<'py>(
     Ok(out)
 }
 
+/// A numeric column's values, owned here and viewed by numpy without a copy through the
+/// array interface (`numpy.asarray` keeps this object as the array's base, so the values
+/// live as long as any view of them). Under the stable ABI of Python 3.9 a class cannot
+/// export a buffer; the array interface needs none. At 10 000 flows the time series alone
+/// are ~48 MB: copied into fresh Python memory they cost 20-30 ms of page faults and copying
+/// on every run, and held the values twice at the peak. Small columns cross the same way:
+/// at 100 flows a view cost what the copy did (conversion 0.30-0.47 ms against 0.29-0.58,
+/// BENCHMARKS.md 2026-11-29). A view keeps its vector's whole allocation: the time
+/// series' columns are allocated at their length (`LongSeries`); the summaries' columns,
+/// filled row by row, hold at most twice their length, and have a row per queue or flow.
+#[pyclass(frozen, module = "aqmlab._core")]
+struct Values {
+    data: Owned,
+}
+
+/// The vectors a view can own, each with numpy's type string for its elements.
+enum Owned {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+    /// Every value fits in i64 (checked by the caller): viewed as int64, the same bytes.
+    U64AsI64(Vec<u64>),
+    U64(Vec<u64>),
+    U32(Vec<u32>),
+    Bool(Vec<bool>),
+}
+
+impl Owned {
+    fn parts(&self) -> (usize, usize, &'static str) {
+        // numpy's type strings: byte order, kind, size.
+        const LE: bool = cfg!(target_endian = "little");
+        let (o8, o4) = if LE { ("<f8", "<u4") } else { (">f8", ">u4") };
+        let (i8_, u8_) = if LE { ("<i8", "<u8") } else { (">i8", ">u8") };
+        match self {
+            Owned::F64(v) => (v.as_ptr() as usize, v.len(), o8),
+            Owned::I64(v) => (v.as_ptr() as usize, v.len(), i8_),
+            Owned::U64AsI64(v) => (v.as_ptr() as usize, v.len(), i8_),
+            Owned::U64(v) => (v.as_ptr() as usize, v.len(), u8_),
+            Owned::U32(v) => (v.as_ptr() as usize, v.len(), o4),
+            // Rust's bool is one byte holding 0 or 1, as numpy's.
+            Owned::Bool(v) => (v.as_ptr() as usize, v.len(), "|b1"),
+        }
+    }
+}
+
+#[pymethods]
+impl Values {
+    /// numpy's array interface, version 3: the values' address, their count and type; the
+    /// view is writeable (nothing else holds the vector).
+    #[getter(__array_interface__)]
+    fn array_interface<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (ptr, len, typestr) = self.data.parts();
+        let d = PyDict::new(py);
+        d.set_item("version", 3)?;
+        d.set_item("shape", (len,))?;
+        d.set_item("typestr", typestr)?;
+        d.set_item("data", (ptr, false))?;
+        Ok(d)
+    }
+}
+
 /// The one conversion of result tables: `{table: {column: values}}`, tables and columns in
-/// the engine's order. Numbers and booleans become numpy arrays (one copy of the bytes),
-/// strings and optional floats lists. Nothing here knows a table or a column by name.
+/// the engine's order. Numbers and booleans become numpy arrays viewing the engine's
+/// vectors (`Values`), strings and optional floats lists. Nothing here knows a table or a
+/// column by name.
 fn tables_to_python<'py>(py: Python<'py>, tables: Vec<Table>) -> PyResult<Bound<'py, PyDict>> {
     let conv = Converter::new(py)?;
     let out = PyDict::new(py);
@@ -426,30 +489,17 @@ fn tables_to_python<'py>(py: Python<'py>, tables: Vec<Table>) -> PyResult<Bound<
 struct Converter<'py> {
     py: Python<'py>,
     numpy: Bound<'py, PyModule>,
-    frombuffer: Bound<'py, PyAny>,
-    /// `numpy.dtype` objects, which `frombuffer` would otherwise parse from a name per call.
-    f64: Bound<'py, PyAny>,
-    i64: Bound<'py, PyAny>,
-    u64: Bound<'py, PyAny>,
-    u32: Bound<'py, PyAny>,
-    bool: Bound<'py, PyAny>,
+    asarray: Bound<'py, PyAny>,
     object: Bound<'py, PyAny>,
 }
 
 impl<'py> Converter<'py> {
     fn new(py: Python<'py>) -> PyResult<Self> {
         let numpy = py.import("numpy")?;
-        let dtype = numpy.getattr("dtype")?;
-        let d = |name: &str| dtype.call1((name,));
         Ok(Converter {
             py,
-            frombuffer: numpy.getattr("frombuffer")?,
-            f64: d("float64")?,
-            i64: d("int64")?,
-            u64: d("uint64")?,
-            u32: d("uint32")?,
-            bool: d("bool")?,
-            object: d("object")?,
+            asarray: numpy.getattr("asarray")?,
+            object: numpy.getattr("dtype")?.call1(("object",))?,
             numpy,
         })
     }
@@ -457,14 +507,14 @@ impl<'py> Converter<'py> {
     fn column(&self, c: Column) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
         match c {
-            Column::F64(v) => self.array(&v, &self.f64, |x| x.to_ne_bytes()),
-            Column::I64(v) => self.array(&v, &self.i64, |x| x.to_ne_bytes()),
+            Column::F64(v) => self.view(Owned::F64(v)),
+            Column::I64(v) => self.view(Owned::I64(v)),
             // As pandas types a list of Python ints: int64 while every value fits.
             Column::U64(v) if v.iter().all(|&x| i64::try_from(x).is_ok()) => {
-                self.array(&v, &self.i64, |x| x.to_ne_bytes())
+                self.view(Owned::U64AsI64(v))
             }
-            Column::U64(v) => self.array(&v, &self.u64, |x| x.to_ne_bytes()),
-            Column::Bool(v) => self.array(&v, &self.bool, |x| [u8::from(*x)]),
+            Column::U64(v) => self.view(Owned::U64(v)),
+            Column::Bool(v) => self.view(Owned::Bool(v)),
             Column::OptF64(v) => Ok(PyList::new(py, v)?.into_any()),
             // The distinct strings once, as an object array, taken by the codes in numpy:
             // no Python object per row, and the same object column a list of the strings
@@ -473,8 +523,7 @@ impl<'py> Converter<'py> {
                 let values = self
                     .numpy
                     .call_method1("array", (PyList::new(py, values)?, &self.object))?;
-                let codes = self.array(&codes, &self.u32, |x| x.to_ne_bytes())?;
-                values.call_method1("take", (codes,))
+                values.call_method1("take", (self.view(Owned::U32(codes))?,))
             }
             Column::Str(v) => {
                 // Long tables repeat a name on every row of its entity: no lookup within a run.
@@ -491,20 +540,9 @@ impl<'py> Converter<'py> {
         }
     }
 
-    /// A numpy array of `v`: its values' native bytes in a bytearray, viewed as `dtype`.
-    fn array<T, const N: usize>(
-        &self,
-        v: &[T],
-        dtype: &Bound<'py, PyAny>,
-        bytes: impl Fn(&T) -> [u8; N],
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let buf = PyByteArray::new_with(self.py, v.len() * N, |b| {
-            for (dst, x) in b.chunks_exact_mut(N).zip(v) {
-                dst.copy_from_slice(&bytes(x));
-            }
-            Ok(())
-        })?;
-        self.frombuffer.call1((buf, dtype))
+    /// A numpy array viewing `data` in place (`Values`).
+    fn view(&self, data: Owned) -> PyResult<Bound<'py, PyAny>> {
+        self.asarray.call1((Bound::new(self.py, Values { data })?,))
     }
 }
 
@@ -530,6 +568,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ENGINE_VERSION", aqmlab_core::VERSION)?;
     m.add("SCHEMA_VERSION", scenario::SCHEMA_VERSION)?;
     m.add_class::<CanonicalScenario>()?;
+    m.add_class::<Values>()?;
     m.add_function(wrap_pyfunction!(canonical, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

@@ -83,7 +83,7 @@ def test_numeric_columns_are_views_that_keep_the_engine_values_alive():
     }
     views = [v for cols in held.values() for v in cols.values()]
     assert len(views) > 60
-    assert all(not v.flags.owndata and type(v.base).__name__ == "Values" for v in views)
+    assert all(not v.flags.owndata and isinstance(v.base, _core.Values) for v in views)
     assert all(v.flags.writeable for v in views)
     copies = [v.copy() for v in views]
     del out

@@ -377,10 +377,10 @@ fn to_python<'py>(
     out.set_item("events", r.events)?;
     out.set_item("packets", r.packets)?;
     out.set_item("measured_s", r.measured_s)?;
-    // The results are taken apart into their tables (the time series without a copy); a
-    // large numeric column becomes numpy's view of its vector (`Values`), the rest are
-    // copied and freed as each table is converted: at the peak, the run's values are held
-    // once plus the copies of one table's small and string columns.
+    // The results are taken apart into their tables (the time series without a copy); each
+    // numeric column becomes numpy's view of its vector (`Values`), and only strings and
+    // optional floats are copied: at the peak, the run's values are held once plus one
+    // table's string columns.
     let (tables, t) = timed(|| r.into_tables());
     timing.tables = t;
     let (tables, t) = timed(|| tables_to_python(py, tables));
@@ -411,8 +411,8 @@ fn to_python<'py>(
 /// export a buffer; the array interface needs none. At 10 000 flows the time series alone
 /// are ~48 MB: copied into fresh Python memory they cost 20-30 ms of page faults and copying
 /// on every run, and held the values twice at the peak. Small columns cross the same way:
-/// at 100 flows a view cost what the copy did (conversion 0.30-0.47 ms against 0.29-0.58,
-/// BENCHMARKS.md 2026-11-29). A view keeps its vector's whole allocation: the time
+/// at 100 flows a view cost what the copy did (conversion medians 0.39-0.48 ms against
+/// 0.36-0.58, BENCHMARKS.md "2026-11-29 (morning)"). A view keeps its vector's whole allocation: the time
 /// series' columns are allocated at their length (`LongSeries`); the summaries' columns,
 /// filled row by row, hold at most twice their length, and have a row per queue or flow.
 #[pyclass(frozen, module = "aqmlab._core")]
@@ -431,18 +431,22 @@ enum Owned {
     Bool(Vec<bool>),
 }
 
+/// numpy's type strings (byte order, kind, size) for this machine's byte order.
+const LITTLE: bool = cfg!(target_endian = "little");
+const F8: &str = if LITTLE { "<f8" } else { ">f8" };
+const I8: &str = if LITTLE { "<i8" } else { ">i8" };
+const U8: &str = if LITTLE { "<u8" } else { ">u8" };
+const U4: &str = if LITTLE { "<u4" } else { ">u4" };
+
 impl Owned {
+    /// The values' address, their count and numpy's type string.
     fn parts(&self) -> (usize, usize, &'static str) {
-        // numpy's type strings: byte order, kind, size.
-        const LE: bool = cfg!(target_endian = "little");
-        let (o8, o4) = if LE { ("<f8", "<u4") } else { (">f8", ">u4") };
-        let (i8_, u8_) = if LE { ("<i8", "<u8") } else { (">i8", ">u8") };
         match self {
-            Owned::F64(v) => (v.as_ptr() as usize, v.len(), o8),
-            Owned::I64(v) => (v.as_ptr() as usize, v.len(), i8_),
-            Owned::U64AsI64(v) => (v.as_ptr() as usize, v.len(), i8_),
-            Owned::U64(v) => (v.as_ptr() as usize, v.len(), u8_),
-            Owned::U32(v) => (v.as_ptr() as usize, v.len(), o4),
+            Owned::F64(v) => (v.as_ptr() as usize, v.len(), F8),
+            Owned::I64(v) => (v.as_ptr() as usize, v.len(), I8),
+            Owned::U64AsI64(v) => (v.as_ptr() as usize, v.len(), I8),
+            Owned::U64(v) => (v.as_ptr() as usize, v.len(), U8),
+            Owned::U32(v) => (v.as_ptr() as usize, v.len(), U4),
             // Rust's bool is one byte holding 0 or 1, as numpy's.
             Owned::Bool(v) => (v.as_ptr() as usize, v.len(), "|b1"),
         }

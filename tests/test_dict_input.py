@@ -4,14 +4,19 @@ scenario, the same results, the same errors."""
 
 import copy
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import aqmlab
-from aqmlab import _core
+from aqmlab import _core, topology
 from aqmlab import scenario as sc
 from aqmlab.results import Results
+
+from common import readers
 
 FILES = ["example.toml", "tcp_dumbbell.toml", "diffserv_bio.toml", "cioq_switch.toml"]
 
@@ -96,3 +101,75 @@ def test_none_members_are_left_out_and_invalid_values_named():
     with pytest.raises(aqmlab.ScenarioError) as t:
         _core.run(sc.engine_text(bad))
     assert e.value.errors == t.value.errors
+
+
+def _corpus(root):
+    files = sorted((root / "scenarios").glob("*.toml"))
+    built = {
+        "example": sc.example(),
+        "dumbbell": topology.dumbbell(3, access_delay=["1ms", "5ms", "9ms"]),
+        "parking_lot": topology.parking_lot(3, cross_per_hop=2),
+        "leaf_spine": topology.leaf_spine(2, 2, 2),
+        "fat_tree": topology.fat_tree(4),
+    }
+    for name, t in built.items():
+        if isinstance(t, topology.Topology):
+            built[name] = t.scenario(t.flows(), duration="1s", warmup="100ms")
+    return {f.name: sc.load(f) for f in files} | built
+
+
+def test_every_file_and_builder_reads_the_same_straight_through_a_document_and_as_text(root):
+    # Files with a profile or `[[repeat]]` are resolved on a document, so the direct reader
+    # leaves them; every other reads straight from its objects.
+    corpus = _corpus(root)
+    assert len(corpus) == 11
+    for name, d in corpus.items():
+        direct, document, text = readers(d)
+        assert text is not None, name
+        assert document == text, name
+        if any(d.get(k) is not None for k in ("profile", "repeat")):
+            assert direct is None, name
+        else:
+            assert direct == text, name
+
+
+def _plain_dicts(root):
+    """The corpus's dicts the direct reader takes (no profile or `[[repeat]]`)."""
+    return {
+        k: d
+        for k, d in _corpus(root).items()
+        if all(d.get(x) is None for x in ("profile", "repeat"))
+    }
+
+
+PLAIN = _plain_dicts(Path(__file__).resolve().parent.parent)
+
+
+@st.composite
+def rewritten(draw):
+    """A plain scenario of the corpus in another of the forms a dict may take: members in
+    any order, members set to None (left out), tuples where lists were."""
+
+    def form(x):
+        if isinstance(x, dict):
+            items = [(k, form(v)) for k, v in x.items()]
+            items = draw(st.permutations(items))
+            if draw(st.booleans()):
+                items.insert(draw(st.integers(0, len(items))), ("no_such_key", None))
+            return dict(items)
+        if isinstance(x, list):
+            items = [form(v) for v in x]
+            return tuple(items) if draw(st.booleans()) else items
+        return x
+
+    name = draw(st.sampled_from(sorted(PLAIN)))
+    return name, form(PLAIN[name])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rewritten())
+def test_a_dict_in_any_form_reads_straight_to_what_its_text_reads(case):
+    name, d = case
+    direct, document, text = readers(d)
+    assert direct is not None, name
+    assert direct == document == text == readers(PLAIN[name])[2], name

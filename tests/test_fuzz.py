@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 import aqmlab
 from aqmlab import scenario as sc
 
+from common import readers
+
 BASE = sc.example(duration="1s", warmup="0s")
 BASE["links"][0]["loss"] = sc.gilbert_elliott(0.01, 0.3)
 
@@ -112,3 +114,18 @@ def test_mutated_scenarios_run_or_raise_scenario_error(s):
         r = aqmlab.run(c)
         for v in r.queues["utilization"]:
             assert 0.0 <= v <= 1.0 + 1e-12 or math.isnan(v)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_the_readers_of_a_dict_agree_on_whatever_they_read(s):
+    # The binding reads a dict straight from its objects, else through their document, else
+    # runs its JSON text: where two read, they read the same scenario, and the direct reader
+    # takes whatever the document reader takes (no profile or `[[repeat]]` here), so the
+    # fast path is not lost on valid input.
+    direct, document, text = readers(s)
+    if direct is not None:
+        assert direct == text
+    if document is not None:
+        assert document == text
+        assert direct == document

@@ -1,6 +1,6 @@
 """Helpers shared by the test files: ``from common import dumbbell`` (pyproject.toml puts
 ``tests`` on pytest's ``pythonpath``)."""
 
-from .scenarios import dumbbell
+from .scenarios import dumbbell, readers
 
-__all__ = ["dumbbell"]
+__all__ = ["dumbbell", "readers"]

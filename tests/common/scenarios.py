@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from aqmlab import _core
 from aqmlab import scenario as sc
 
 ACCESS_QUEUE = sc.queue(limit_pkts=1000)
@@ -88,3 +89,13 @@ def dumbbell(
         links=links,
         flows=flows,
     )
+
+
+def readers(d: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """What the binding's readers make of the dict `d`: (straight from its objects, through
+    their document, its JSON text), each as canonical TOML, or None where it does not read."""
+    try:
+        text = sc.engine_text(d)
+    except Exception:  # a dict no text carries: the text reads nothing
+        text = ""
+    return _core._readers_for_test(dict(d), text)

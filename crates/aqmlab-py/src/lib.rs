@@ -1,20 +1,20 @@
-//! Thin PyO3 binding of aqmlab-core: a scenario crosses in once as text, TOML (files) or
-//! JSON (the dicts Python builds), which the core reads into one document type, so files and
-//! dicts share one reader; result
-//! tables come back once, every table through the same column conversion. The run
-//! releases the GIL. Errors become named Python exceptions; a Rust panic becomes
-//! `InternalError`, never a crash.
+//! Thin PyO3 binding of aqmlab-core: a scenario crosses in once, as text (a file's TOML, or
+//! JSON) or as a dict read from its Python objects (`read`); result tables come back once,
+//! every table through the same column conversion. The run releases the GIL. Errors become
+//! named Python exceptions; a Rust panic becomes `InternalError`, never a crash.
 
 use aqmlab_core::scenario::{self, ScenarioErrors};
 use aqmlab_core::sim::{self, RunResults, SimError};
 use aqmlab_core::table::{Column, Table};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+
+mod read;
 
 /// The allocator of the engine's every allocation when run from Python: mimalloc keeps the
 /// small objects of one size together (queues' buffers, flows' TCP state, histogram blocks),
@@ -136,7 +136,7 @@ type RunOutput = Result<(scenario::Scenario, RunResults, Timing), SimError>;
 /// Wall seconds of each phase of a run, measured here: the engine reads no clock.
 #[derive(Default)]
 struct Timing {
-    /// Reading the text, or a dict's objects (`py_table`), into the scenario.
+    /// Reading the text, or a dict's objects (`read`), into the scenario.
     parse: f64,
     validate: f64,
     build: f64,
@@ -154,11 +154,12 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     (out, t0.elapsed().as_secs_f64())
 }
 
-/// What a run reads: scenario text, or the document of a Python dict read straight from
-/// its objects (`py_table`).
+/// What a run reads: scenario text, or a Python dict read from its objects (`read`).
 enum Input {
     Text(String),
-    /// The document and the seconds `py_table` took to read it.
+    /// The scenario read straight from the dict (`read::scenario`), and the seconds it took.
+    Scenario(scenario::Scenario, f64),
+    /// The dict's document (`read::document`), and the seconds reading took (both readers).
     Document(toml::Table, f64),
 }
 
@@ -166,93 +167,21 @@ enum Input {
 /// instead, whose reading names the problem.
 struct NotDirect;
 
-/// Deeper nesting than any scenario has: a dict that contains itself ends here, as the JSON
-/// encoder's recursion does, and goes the text's way.
-const MAX_DEPTH: usize = 32;
-
-/// The document of a scenario dict, read from its Python objects with no JSON text between:
-/// at 100 flows, `json.dumps` in Python and reading its text were ~0.7 ms of the ~2.5 ms a
-/// run spends outside its event loop. `None` for anything the JSON text would not carry as
-/// it is (a key not a string, a non-finite float, an integer beyond 64 signed bits, `None`
-/// in a list, a numpy scalar, a dict nested past `MAX_DEPTH`): such a dict goes the text's
-/// way (`aqmlab.scenario.engine_text`), so its reading and messages are the text's.
-/// A `None` member is left out, as JSON's `null` is.
-fn py_table(d: &Bound<'_, PyDict>) -> Option<toml::Table> {
-    Reader::default().table(d, 0)
-}
-
-/// Reads a dict's objects (`py_table`). Under the stable ABI of Python 3.9 a string's text
-/// is copied out through a new bytes object; the builders repeat the same key and value
-/// objects (`"name"`, `"1ms"`, ...) thousands of times, so each object's text is read once.
-/// Objects are told apart by address: every one stays alive in its container while it is read.
-#[derive(Default)]
-struct Reader {
-    text: std::collections::HashMap<usize, String>,
-}
-
-impl Reader {
-    fn string(&mut self, x: &Bound<'_, PyString>) -> Option<String> {
-        match self.text.entry(x.as_ptr() as usize) {
-            std::collections::hash_map::Entry::Occupied(e) => Some(e.get().clone()),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                Some(e.insert(x.to_cow().ok()?.into_owned()).clone())
-            }
-        }
+/// A dict as the run's input: its scenario if it reads straight from its objects, else its
+/// document; `None` if it has neither (its text then runs).
+fn dict_input(d: &Bound<'_, PyDict>) -> Option<Input> {
+    let (direct, t) = timed(|| read::scenario(d));
+    if let Some(s) = direct {
+        return Some(Input::Scenario(s, t));
     }
-
-    fn table(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Option<toml::Table> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        let mut t = toml::Table::new();
-        for (k, v) in d.iter() {
-            let k = self.string(k.cast::<PyString>().ok()?)?;
-            if !v.is_none() {
-                t.insert(k, self.value(&v, depth)?);
-            }
-        }
-        Some(t)
-    }
-
-    fn value(&mut self, v: &Bound<'_, PyAny>, depth: usize) -> Option<toml::Value> {
-        use toml::Value as T;
-        // bool before int: Python's bool is an int.
-        if let Ok(x) = v.cast::<PyString>() {
-            self.string(x).map(T::String)
-        } else if let Ok(x) = v.cast::<PyBool>() {
-            Some(T::Boolean(x.is_true()))
-        } else if let Ok(x) = v.cast::<PyInt>() {
-            x.extract::<i64>().ok().map(T::Integer)
-        } else if let Ok(x) = v.cast::<PyFloat>() {
-            let x = x.value();
-            x.is_finite().then_some(T::Float(x))
-        } else if let Ok(x) = v.cast::<PyDict>() {
-            self.table(x, depth + 1).map(T::Table)
-        } else if let Ok(x) = v.cast::<PyList>() {
-            self.items(x.iter(), depth)
-        } else if let Ok(x) = v.cast::<PyTuple>() {
-            self.items(x.iter(), depth)
-        } else {
-            // `None` (inside a list) and every other type.
-            None
-        }
-    }
-
-    fn items<'py>(
-        &mut self,
-        it: impl Iterator<Item = Bound<'py, PyAny>>,
-        depth: usize,
-    ) -> Option<toml::Value> {
-        let items = it
-            .map(|x| self.value(&x, depth + 1))
-            .collect::<Option<_>>()?;
-        Some(toml::Value::Array(items))
-    }
+    let (doc, t2) = timed(|| read::document(d));
+    doc.map(|doc| Input::Document(doc, t + t2))
 }
 
 fn simulate(input: Input, progress: Option<Arc<AtomicU64>>) -> Result<RunOutput, NotDirect> {
     let (s, parse) = timed(|| match input {
         Input::Text(text) => Some((scenario::parse(&text), 0.0)),
+        Input::Scenario(s, read) => Some((Ok(s), read)),
         Input::Document(doc, read) => scenario::parse_document(doc).map(|s| (Ok(s), read)),
     });
     let (s, read) = s.ok_or(NotDirect)?;
@@ -286,7 +215,7 @@ fn run_parsed(
 /// Runs a scenario given as TOML or JSON text, or as a dict; returns a dict: `tables`
 /// (every result table, see `tables_to_python`), the run's counts, the scenario
 /// (`CanonicalScenario`) and the engine version. A dict this cannot read straight from its
-/// objects (`py_table`), or whose document does not read as a scenario, returns `None`:
+/// objects (`read`), or whose document does not read as a scenario, returns `None`:
 /// run its text instead (`aqmlab.runner.run` does).
 /// With `progress`, the run happens on a separate thread and `progress(simulated_seconds)`
 /// is called about five times a second from this one (errors in the callback stop the
@@ -299,9 +228,9 @@ fn run<'py>(
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
     let input = match scenario.cast::<PyDict>() {
-        Ok(d) => match timed(|| py_table(d)) {
-            (Some(doc), read) => Input::Document(doc, read),
-            (None, _) => return Ok(None),
+        Ok(d) => match dict_input(d) {
+            Some(input) => input,
+            None => return Ok(None),
         },
         Err(_) => Input::Text(scenario.extract::<String>()?),
     };
@@ -340,6 +269,25 @@ fn run<'py>(
 fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
     let out = py.detach(|| catch_unwind(|| panic!("deliberate panic for the test suite")));
     out.map_err(|p| InternalError::new_err(panic_message(p)))
+}
+
+/// What each reader of a scenario dict reads it to, as canonical TOML (unvalidated), or
+/// `None` where it does not read: `(straight from the objects, through their document, the
+/// dict's JSON text)`, the last from `text`. Lets the Python tests check that the readers
+/// agree on whatever they read.
+#[pyfunction]
+fn _readers_for_test(
+    d: &Bound<'_, PyDict>,
+    text: &str,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let toml = |s: scenario::Scenario| s.to_toml();
+    (
+        read::scenario(d).map(toml),
+        read::document(d)
+            .and_then(scenario::parse_document)
+            .map(toml),
+        scenario::parse(text).ok().map(toml),
+    )
 }
 
 /// Tables with a column of every type, one of them empty, through the one conversion: lets
@@ -407,8 +355,7 @@ fn to_python<'py>(
 
 /// A numeric column's values, owned here and viewed by numpy without a copy through the
 /// array interface (`numpy.asarray` keeps this object as the array's base, so the values
-/// live as long as any view of them). Under the stable ABI of Python 3.9 a class cannot
-/// export a buffer; the array interface needs none. At 10 000 flows the time series alone
+/// live as long as any view of them); the array interface needs no buffer export. At 10 000 flows the time series alone
 /// are ~48 MB: copied into fresh Python memory they cost 20-30 ms of page faults and copying
 /// on every run, and held the values twice at the peak. Small columns cross the same way:
 /// at 100 flows a view cost what the copy did (conversion medians 0.39-0.48 ms against
@@ -577,5 +524,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(_tables_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(_readers_for_test, m)?)?;
     Ok(())
 }

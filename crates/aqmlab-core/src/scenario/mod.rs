@@ -282,6 +282,20 @@ pub fn parse_document(doc: toml::Table) -> Option<Scenario> {
     untracked(doc)
 }
 
+/// Top-level keys that `parse_document` resolves on the document before reading it
+/// (`repeat::expand`, `profile::apply`): `parse_direct` must leave a source with any of them
+/// to `parse_document`.
+pub const DOCUMENT_KEYS: [&str; 2] = ["repeat", "profile"];
+
+/// `parse` of a scenario deserialized straight from its source, with no document between
+/// (the binding reads a Python dict's objects this way): the scenario if it reads without
+/// error, else `None` (then `parse_document`, and failing that `parse` of the text, say
+/// what is wrong and where). The source must have none of `DOCUMENT_KEYS` and give serde
+/// what a document would: without them, `untracked` is exactly this on the document.
+pub fn parse_direct<'de, D: Deserializer<'de>>(source: D) -> Option<Scenario> {
+    Scenario::deserialize(source).ok()
+}
+
 /// What `from_table` reads from `doc` if it reads without error.
 fn untracked(mut doc: toml::Table) -> Option<Scenario> {
     let origins = repeat::expand(&mut doc).ok()?;

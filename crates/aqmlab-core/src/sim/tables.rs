@@ -30,10 +30,21 @@ impl RunResults {
     /// `tables()`, taking the results apart: the time series become their tables' columns
     /// without a copy.
     pub fn into_tables(self) -> Vec<Table> {
-        let ts = self.timeseries;
+        let RunResults {
+            mut queues,
+            mut flows,
+            timeseries: ts,
+            measured_s,
+            extra_tables,
+            ..
+        } = self;
+        // The tables that copy the queues' names are made first, so that the queues table
+        // can then take them (at 10 000 flows: 200 000 strings not copied).
+        let dist = queue_dist_table(&queues);
+        let colours = colour_table(&queues, measured_s);
         let mut out = vec![
-            queue_table(&self.queues),
-            flow_table(&self.flows),
+            queue_table(&mut queues),
+            flow_table(&mut flows),
             long_table(
                 "timeseries",
                 "queue",
@@ -48,12 +59,10 @@ impl RunResults {
                 ts.flows,
                 &super::FLOW_METRICS,
             ),
-            queue_dist_table(&self.queues),
+            dist,
         ];
-        if let Some(t) = colour_table(&self.queues, self.measured_s) {
-            out.push(t);
-        }
-        out.extend(self.extra_tables);
+        out.extend(colours);
+        out.extend(extra_tables);
         out
     }
 }
@@ -88,14 +97,21 @@ fn colour_table(q: &[QueueSummary], measured_s: f64) -> Option<Table> {
     Some(t)
 }
 
-fn queue_table(q: &[QueueSummary]) -> Table {
+/// A column of strings taken out of the rows (left empty there).
+fn taken<R>(rows: &mut [R], field: impl Fn(&mut R) -> &mut String) -> Column {
+    Column::Str(rows.iter_mut().map(|r| std::mem::take(field(r))).collect())
+}
+
+/// The queues' summaries as a table; their strings are taken, not copied.
+fn queue_table(q: &mut [QueueSummary]) -> Table {
     let mut t = Table::new("queues");
-    t.column_of("name", q, |x| x.name.clone())
-        .column_of("link", q, |x| x.link.clone())
-        .column_of("from", q, |x| x.from.clone())
-        .column_of("to", q, |x| x.to.clone())
-        .column_of("aqm", q, |x| x.aqm.clone())
-        .column_of("arrivals", q, |x| x.arrivals)
+    t.push("name", taken(q, |x| &mut x.name))
+        .push("link", taken(q, |x| &mut x.link))
+        .push("from", taken(q, |x| &mut x.from))
+        .push("to", taken(q, |x| &mut x.to))
+        .push("aqm", taken(q, |x| &mut x.aqm));
+    let q = &*q;
+    t.column_of("arrivals", q, |x| x.arrivals)
         .column_of("enqueued", q, |x| x.enqueued)
         .column_of("dequeued", q, |x| x.dequeued)
         .column_of("lost_on_link", q, |x| x.lost_on_link)
@@ -130,13 +146,15 @@ fn reason_columns<R>(t: &mut Table, rows: &[R], counts: impl Fn(&R) -> (&Counts,
 
 type Counts = [u64; crate::aqm::NUM_REASONS];
 
-fn flow_table(f: &[FlowSummary]) -> Table {
+/// The flows' summaries as a table; their strings are taken, not copied.
+fn flow_table(f: &mut [FlowSummary]) -> Table {
     let mut t = Table::new("flows");
-    t.column_of("name", f, |x| x.name.clone())
-        .column_of("kind", f, |x| x.kind.clone())
-        .column_of("src", f, |x| x.src.clone())
-        .column_of("dst", f, |x| x.dst.clone())
-        .column_of("sent_pkts", f, |x| x.sent_pkts)
+    t.push("name", taken(f, |x| &mut x.name))
+        .push("kind", taken(f, |x| &mut x.kind))
+        .push("src", taken(f, |x| &mut x.src))
+        .push("dst", taken(f, |x| &mut x.dst));
+    let f = &*f;
+    t.column_of("sent_pkts", f, |x| x.sent_pkts)
         .column_of("sent_bytes", f, |x| x.sent_bytes)
         .column_of("received_pkts", f, |x| x.received_pkts)
         .column_of("received_bytes", f, |x| x.received_bytes)

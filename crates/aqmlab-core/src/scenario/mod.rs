@@ -282,16 +282,13 @@ pub fn parse_document(doc: toml::Table) -> Option<Scenario> {
     untracked(doc)
 }
 
-/// Top-level keys that `parse_document` resolves on the document before reading it
-/// (`repeat::expand`, `profile::apply`): `parse_direct` must leave a source with any of them
-/// to `parse_document`.
+/// Top-level keys resolved on the document before it is read (`repeat::expand`,
+/// `profile::apply`): a source with any of them goes to `parse_document`, not `parse_direct`.
 pub const DOCUMENT_KEYS: [&str; 2] = ["repeat", "profile"];
 
-/// `parse` of a scenario deserialized straight from its source, with no document between
-/// (the binding reads a Python dict's objects this way): the scenario if it reads without
-/// error, else `None` (then `parse_document`, and failing that `parse` of the text, say
-/// what is wrong and where). The source must have none of `DOCUMENT_KEYS` and give serde
-/// what a document would: without them, `untracked` is exactly this on the document.
+/// `parse` of a scenario deserialized straight from its source (the binding reads a Python
+/// dict's objects so), for a source with none of `DOCUMENT_KEYS` that gives serde what a
+/// document would: then `untracked` is exactly this. `None` if it does not read.
 pub fn parse_direct<'de, D: Deserializer<'de>>(source: D) -> Option<Scenario> {
     Scenario::deserialize(source).ok()
 }

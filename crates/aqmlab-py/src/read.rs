@@ -8,16 +8,16 @@
 //! back took 42-45 ms, the direct reading takes 14-17 (BENCHMARKS.md, 2026-11-29 (late
 //! morning)).
 //! A dict with `repeat` or `profile` (which the core resolves on a document), or anything
-//! that does not read that way, goes to `document`, which builds the document the core reads
-//! text into. What neither can carry as the JSON text would (a key not a string, a
+//! that does not read that way, goes to `document`: the same deserializer, into the
+//! document (`toml::Table`) the core reads text into. What neither can carry as the JSON text would (a key not a string, a
 //! non-finite float, an integer beyond 64 signed bits, `None` in a list, a numpy scalar, a
 //! dict nested past `MAX_DEPTH`) goes the text's way (`aqmlab.scenario.engine_text`), so its
 //! reading and messages are the text's. A `None` member is left out, as JSON's `null` is.
 //!
-//! Both read the same values the same way (`str` before `bool` before `int` before
-//! `float`, since Python's bool is an int), and the direct reader gives serde what the
-//! document gives it: `visit_str`, `visit_bool`, `visit_i64`, `visit_f64`, maps and
-//! sequences, and `Some` for every value present. Key order differs (a document's table is
+//! The deserializer takes values as the JSON text would (`str` before `bool` before `int`
+//! before `float`, since Python's bool is an int) and gives serde what a document gives it:
+//! `visit_str`, `visit_bool`, `visit_i64`, `visit_f64`, maps and sequences, and `Some` for
+//! every value present. Key order differs (a document's table is
 //! sorted, a dict keeps insertion order), which no struct's reading depends on; the tagged
 //! tables (`check::tagged_table`) are read into a document table either way.
 
@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::de::value::{Error, StrDeserializer};
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 
 /// Deeper nesting than any scenario has: a dict that contains itself ends here, as the JSON
 /// encoder's recursion does, and goes the text's way.
@@ -45,45 +46,14 @@ pub(crate) fn scenario(d: &Bound<'_, PyDict>) -> Option<Scenario> {
     })
 }
 
-/// The document of a dict (`parse_document` reads it); `None` for what the JSON text would
-/// not carry as it is.
+/// The document of a dict (`parse_document` reads it): the same deserializer, into a
+/// `toml::Table`; `None` for what the JSON text would not carry as it is.
 pub(crate) fn document(d: &Bound<'_, PyDict>) -> Option<toml::Table> {
-    table(d, 0)
-}
-
-fn table(d: &Bound<'_, PyDict>, depth: usize) -> Option<toml::Table> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    let mut t = toml::Table::new();
-    for (k, v) in d.iter() {
-        let k = k.cast::<PyString>().ok()?.to_str().ok()?.to_owned();
-        if !v.is_none() {
-            t.insert(k, value(&v, depth)?);
-        }
-    }
-    Some(t)
-}
-
-fn value(v: &Bound<'_, PyAny>, depth: usize) -> Option<toml::Value> {
-    use toml::Value as T;
-    Some(match Kind::of(v)? {
-        Kind::Str(s) => T::String(s.to_owned()),
-        Kind::Bool(b) => T::Boolean(b),
-        Kind::Int(i) => T::Integer(i),
-        Kind::Float(x) => T::Float(x),
-        Kind::Dict(d) => T::Table(table(d, depth + 1)?),
-        Kind::List(l) => T::Array(
-            l.iter()
-                .map(|x| value(&x, depth + 1))
-                .collect::<Option<_>>()?,
-        ),
-        Kind::Tuple(t) => T::Array(
-            t.iter()
-                .map(|x| value(&x, depth + 1))
-                .collect::<Option<_>>()?,
-        ),
+    toml::Table::deserialize(Obj {
+        v: d.as_any(),
+        depth: 0,
     })
+    .ok()
 }
 
 /// What a value read from Python objects can be; `None` (from `of`) for anything else.

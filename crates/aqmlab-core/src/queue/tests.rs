@@ -309,7 +309,7 @@ fn conservation_check_catches_a_broken_colour_counter() {
     let mut q = q_with(Limit::Packets(5));
     let i = coloured(&mut a, 100, Colour::Yellow);
     q.arrive(i, &mut a, 0);
-    q.counters.not_green[1].enqueued -= 1;
+    q.counters.not_green_mut(1).enqueued -= 1;
     assert!(q
         .check_conservation(&a)
         .unwrap_err()
@@ -367,6 +367,42 @@ fn packet_touches_few_lines() {
     let lines = crate::mem::lines_of(&touched);
     assert_eq!(std::mem::align_of::<OutputQueue>(), 64);
     assert!(lines.len() <= 3, "lines {lines:?} of {touched:?}");
+    // Line 0, and two lines the processor fetches as one aligned pair.
+    let lines: Vec<usize> = lines.into_iter().collect();
+    assert!(
+        lines.len() < 3 || (lines[0] == 0 && lines[1] % 2 == 0 && lines[2] == lines[1] + 1),
+        "lines {lines:?}"
+    );
+}
+
+/// A port that sees no yellow or red packet holds no colour counters (nor does its
+/// warm-up copy): at 10 000 flows the 40 002 ports are written whole when the simulator
+/// is built, and their size is memory touched before the first event.
+#[test]
+fn a_port_is_small_until_it_sees_colours() {
+    assert!(
+        std::mem::size_of::<OutputQueue>() <= 1216,
+        "{}",
+        std::mem::size_of::<OutputQueue>()
+    );
+    let mut a = PacketArena::default();
+    let mut q = q_with(Limit::Packets(10));
+    let i = pkt(&mut a, 100, Ecn::NotEct);
+    q.arrive(i, &mut a, 0);
+    q.restart_measurement(1);
+    assert!(q.counters.not_green.is_none() && q.at_warmup.not_green.is_none());
+    let i = coloured(&mut a, 300, Colour::Yellow);
+    q.arrive(i, &mut a, 2);
+    assert_eq!(
+        q.counters
+            .minus(&q.at_warmup)
+            .colour(Colour::Yellow)
+            .arrival_bytes,
+        300
+    );
+    assert_eq!(q.counters.colour(Colour::Yellow).arrivals, 1);
+    assert_eq!(q.counters.colour(Colour::Green).arrivals, 1);
+    assert_eq!(q.counters.colour(Colour::Red), ColourCounters::default());
 }
 
 /// What a periodic sample reads of a queue that never dropped nor marked and whose AQM

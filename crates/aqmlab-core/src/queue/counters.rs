@@ -19,7 +19,8 @@ pub struct QueueCounters {
     /// they were 360 of a port's 1 856 bytes, twice over with the warm-up copy, and most
     /// ports never see such a packet (at 10 000 flows, 29 MB of the 40 002 ports' 74 MB,
     /// all of it written when the simulator is built).
-    pub not_green: Option<Box<[ColourCounters; NUM_COLOURS]>>,
+    /// Read and updated through `not_green` and `not_green_mut`, which keep that rule.
+    pub(super) not_green: Option<Box<[ColourCounters; NUM_COLOURS]>>,
     /// Drops by reason, before and after enqueue together.
     pub dropped: [u64; NUM_REASONS],
     pub marked: [u64; NUM_REASONS],

@@ -381,7 +381,7 @@ fn packet_touches_few_lines() {
 #[test]
 fn a_port_is_small_until_it_sees_colours() {
     assert!(
-        std::mem::size_of::<OutputQueue>() <= 1216,
+        std::mem::size_of::<OutputQueue>() <= 1088,
         "{}",
         std::mem::size_of::<OutputQueue>()
     );

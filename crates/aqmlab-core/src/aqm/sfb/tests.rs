@@ -29,7 +29,7 @@ fn port(limit: Limit, cfg: SfbConfig) -> OutputQueue {
     OutputQueue::new(
         limit,
         10_000_000,
-        AnyAqm::Sfb(Sfb::new(cfg)),
+        AnyAqm::Sfb(Box::new(Sfb::new(cfg))),
         Rng::for_component(3, 0, "sfb"),
     )
 }

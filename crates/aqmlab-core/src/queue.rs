@@ -123,7 +123,8 @@ pub enum Admission {
 }
 
 impl OutputQueue {
-    /// Asks for the lines a packet's passage reads (see `packet_touches_few_lines`).
+    /// Asks for the lines a packet's passage reads (see `packet_touches_few_lines`): each
+    /// of them, the pair's two included, since a software prefetch loads its own line only.
     #[inline]
     pub fn prefetch_hot(&self) {
         crate::mem::prefetch(&self.v);

@@ -37,9 +37,11 @@ the median engine costs per packet to that of the smallest size; beside it, the 
 the minima. The shared machine's neighbours only ever slow a run, by up to 2x in a noisy
 hour and not alike at every size (in some hours the 5 ms 100-flow run is slowed most, in
 others the 10 000-flow one, which lives in the shared L3 cache and memory), so the ratio of
-the medians swings with the hour (1.2x-2.4x in BENCHMARKS.md's entries), while each size's
-fastest repeat is its least disturbed run: the ratio of the minima reads what the engine
-costs, the ratio of the medians what a user saw that hour. The 100-flow run lasts
+the medians swings with the hour (1.1x-2.4x in BENCHMARKS.md's entries). Each size's
+fastest repeat is its least disturbed run, so the ratio of the minima swings less, but it
+reads the engine's own cost only when some repeat of each size ran undisturbed: compare
+the minima with the quiet hours' (BENCHMARKS.md) before reading either ratio; in an hour
+when every repeat is slowed, neither ratio says anything about the engine. The 100-flow run lasts
 some 20 ms of engine time, and one run of it varies by ±30% on this machine.
 The child process runs under RLIMIT_AS = --mem-limit-gb (the machine has no swap): a
 size that needs more fails with a memory error instead of taking the machine down.

@@ -3,21 +3,13 @@ aqmlab side of the comparison (profile ns3.44 with the ns-3 script's overrides).
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import aqmlab
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import benchmark
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location(
-        "ns3_compare", ROOT / "benchmarks" / "ns3_compare.py"
-    )
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+    return benchmark("ns3_compare")
 
 
 def _result(util, goodput, drop, q, to):

@@ -2,7 +2,6 @@
 expands to, through TOML and through the JSON Python dicts cross as, and its problems name
 the template and the copy."""
 
-import importlib.util
 import tomllib
 from pathlib import Path
 
@@ -12,6 +11,8 @@ import tomli_w
 import aqmlab
 from aqmlab import _core, topology
 from aqmlab import scenario as sc
+
+from common import benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 12
@@ -114,13 +115,6 @@ def test_problems_name_the_template_and_the_copy():
     assert (e.value.path, e.value.value) == ("repeat[0].count", "0")
 
 
-def _scale_module():
-    spec = importlib.util.spec_from_file_location("scale", ROOT / "benchmarks" / "scale.py")
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
-
-
 def test_the_10000_flow_example_is_scale_py_dumbbell_with_its_own_start_draws():
     path = ROOT / "scenarios" / "dumbbell_10000.toml"
     text = path.read_text("utf-8")
@@ -128,7 +122,7 @@ def test_the_10000_flow_example_is_scale_py_dumbbell_with_its_own_start_draws():
     # 100 copies keep this fast (the whole file runs in test_scenarios_dir, slow); the
     # bottleneck is scale.py's at 10 000 flows, the rest of the shape does not depend on n.
     example = tomllib.loads(_core.canonical(text.replace("count = 10000 ", "count = 100 ")))
-    scale = _scale_module()
+    scale = benchmark("scale")
     s = scale.dumbbell(100, "100ms")
     s["links"][0] = scale.dumbbell(10_000, "100ms")["links"][0]
     built = aqmlab.canonical(s)

@@ -3,23 +3,19 @@ slow, every reproduction at quick size against the committed reference."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from common import benchmark
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location(
-        "reproduce_digests", ROOT / "benchmarks" / "reproduce_digests.py"
-    )
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+    return benchmark("reproduce_digests")
 
 
 def _store(path: Path, finished_at: float, metrics: str = '{"x": 1}') -> None:

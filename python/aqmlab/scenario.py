@@ -564,6 +564,7 @@ def tcp(
     granularity: str | None = None,
     dupack_response: str | None = None,
     recovery: str | None = None,
+    partial_ack: str | None = None,
     ack_size: int | str | None = None,
     limited_transmit: bool | None = None,
     ecn_retransmits: bool | None = None,
@@ -575,7 +576,8 @@ def tcp(
     ``variant`` is "reno", "newreno" (default) or "sack"; ``dupack_response`` "halve"
     (default) or "retransmit_only" (the REM paper's wireless NewReno); ``recovery``
     "classic" (default), "prr_ssrb", "prr_crb" or "prr_safe_ack" (RFC 6937 PRR; the last
-    is ns-3.44's, docs/tcp.md). Unset timer and
+    is ns-3.44's, docs/tcp.md); ``partial_ack`` (NewReno) "rfc6582" (default), "ns2.35" or
+    "ns2-2001" (ns-2's partial-ACK and exit rules, docs/tcp.md). Unset timer and
     window fields take ns-2's defaults (docs/tcp.md)."""
     return _flow(
         "tcp",
@@ -598,6 +600,7 @@ def tcp(
         granularity=granularity,
         dupack_response=dupack_response,
         recovery=recovery,
+        partial_ack=partial_ack,
         ack_size=ack_size,
         limited_transmit=limited_transmit,
         ecn_retransmits=ecn_retransmits,

@@ -681,7 +681,9 @@ fn padhye_with_timeouts_within_15_percent() {
 /// ssthresh = 11/2 = 5.5 (not 13/2) and cwnd = ssthresh + 3.
 #[test]
 fn limited_transmit_data_is_not_in_the_halved_flightsize() {
-    use aqmlab_core::tcp::{Ack, DupackResponse, Recovery, Sender, SenderConfig, Variant};
+    use aqmlab_core::tcp::{
+        Ack, DupackResponse, PartialAck, Recovery, Sender, SenderConfig, Variant,
+    };
     const MS: u64 = 1_000_000;
     let mut s = Sender::new(SenderConfig {
         variant: Variant::NewReno,
@@ -689,6 +691,7 @@ fn limited_transmit_data_is_not_in_the_halved_flightsize() {
         ecn_backoff: false,
         dupack_response: DupackResponse::Halve,
         recovery: Recovery::Classic,
+        partial_ack: PartialAck::Rfc6582,
         max_window: 1000,
         initial_cwnd: 10.0,
         initial_ssthresh: 1000.0,

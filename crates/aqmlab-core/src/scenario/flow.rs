@@ -20,6 +20,18 @@ pub enum DupackResponseSpec {
     RetransmitOnly,
 }
 
+/// NewReno's partial-ACK and exit rules (docs/tcp.md): RFC 6582's, ns-2.35's defaults,
+/// or ns-2's before 2003-05-05.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PartialAckSpec {
+    #[serde(rename = "rfc6582")]
+    Rfc6582,
+    #[serde(rename = "ns2.35")]
+    Ns2_35,
+    #[serde(rename = "ns2-2001")]
+    Ns2_2001,
+}
+
 /// Fast recovery's window reduction (docs/tcp.md): classic (window inflation, or the
 /// RFC 6675 pipe rule with SACK) or RFC 6937 Proportional Rate Reduction with one of its
 /// reduction bounds.
@@ -123,6 +135,10 @@ pub struct FlowSpec {
     pub dupack_response: Option<DupackResponseSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<RecoverySpec>,
+    /// NewReno with classic recovery only: RFC 6582's partial-ACK rules (default), ns-2.35's
+    /// or ns-2's of 2001.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_ack: Option<PartialAckSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     /// Send retransmissions ECT(0) too, as ns-2 does (default false: Not-ECT, RFC 3168
@@ -231,6 +247,7 @@ impl FlowSpec {
             ("granularity", f.granularity.is_some()),
             ("dupack_response", f.dupack_response.is_some()),
             ("recovery", f.recovery.is_some()),
+            ("partial_ack", f.partial_ack.is_some()),
             ("limited_transmit", f.limited_transmit.is_some()),
             ("ecn_retransmits", f.ecn_retransmits.is_some()),
             ("ecn_backoff", f.ecn_backoff.is_some()),
@@ -254,6 +271,7 @@ impl FlowSpec {
                 "granularity",
                 "dupack_response",
                 "recovery",
+                "partial_ack",
                 "limited_transmit",
                 "ecn_retransmits",
                 "ecn_backoff",
@@ -411,6 +429,22 @@ impl FlowSpec {
                     "only meaningful with ecn = true",
                 );
             }
+        }
+        if f.partial_ack.is_some() && f.variant.is_some_and(|v| v != TcpVariant::Newreno) {
+            pr.err(
+                format!("{p}.partial_ack"),
+                "",
+                "only used with variant = \"newreno\" (NewReno's partial-ACK rules)",
+            );
+        }
+        if f.partial_ack.is_some_and(|r| r != PartialAckSpec::Rfc6582)
+            && f.recovery.is_some_and(|r| r != RecoverySpec::Classic)
+        {
+            pr.err(
+                format!("{p}.partial_ack"),
+                "",
+                "ns-2's rules need recovery = \"classic\" (PRR sets the window itself)",
+            );
         }
         if f.delack_timeout == Some(Duration(0)) {
             pr.err(format!("{p}.delack_timeout"), "\"0ns\"", "must be > 0");

@@ -202,6 +202,11 @@ pub(super) fn tcp_state(f: &FlowSpec) -> TcpState {
             RecoverySpec::PrrCrb => Recovery::Prr(PrrBound::Crb),
             RecoverySpec::PrrSafeAck => Recovery::Prr(PrrBound::SafeAck),
         },
+        partial_ack: match f.partial_ack.unwrap_or(PartialAckSpec::Rfc6582) {
+            PartialAckSpec::Rfc6582 => PartialAck::Rfc6582,
+            PartialAckSpec::Ns2_35 => PartialAck::Ns2_35,
+            PartialAckSpec::Ns2_2001 => PartialAck::Ns2_2001,
+        },
         max_window: f.max_window.unwrap_or(d::MAX_WINDOW),
         initial_cwnd: f.initial_cwnd.unwrap_or(d::INITIAL_CWND),
         // ns-2 starts ssthresh at window_; any value >= the window cap means "no limit".

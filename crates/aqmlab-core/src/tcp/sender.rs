@@ -11,8 +11,19 @@
 //!   (RFC 5681 without byte counting, which is also ns-2's `opencwnd`).
 //! - Decreases use FlightSize (RFC 5681 eq. 4), not ns-2's min(cwnd, window_).
 //! - Reno leaves recovery on any new ACK; NewReno stays in it until `recover` is acked,
-//!   retransmitting on each partial ACK and resetting the timer on the first one only
-//!   ("Impatient", RFC 6582 §4 and ns-2's `newreno_changes1_`).
+//!   retransmitting on each partial ACK (`PartialAck`, ns-2 `tcp-newreno.cc`):
+//!   - `Rfc6582` deflates the window by the newly acknowledged data less one, resets the
+//!     timer on the first partial ACK only ("Impatient", RFC 6582 §4) and leaves with
+//!     min(ssthresh, FlightSize + 1): ns-2's `newreno_changes1_`,
+//!     `partial_window_deflation_` and `exit_recovery_fix_` all 1.
+//!   - `Ns2_35`, ns-2.35's defaults (those at 1, 1, 0): the same partial ACKs, but the ACK
+//!     that ends recovery leaves ns-2's `cwnd_`, the window less its inflation (`dupwnd_`;
+//!     ssthresh, or less where a deflation took more than the inflation), and then opens
+//!     it as any new ACK does (`opencwnd`).
+//!   - `Ns2_2001`, ns-2 before 2003-05-05 (all three 0): a partial ACK takes the whole
+//!     inflation back (the window is ssthresh again, and grows by one per further
+//!     duplicate ACK) and resets the timer every time ("Slow-but-Steady"); recovery ends
+//!     as in `Ns2_35`.
 //! - The `RetransmitOnly` dupack response is the REM paper's wireless NewReno (Section 5):
 //!   a loss found by duplicate ACKs is retransmitted without reducing the window; marks and
 //!   timeouts are answered as usual.
@@ -50,6 +61,14 @@ pub enum DupackResponse {
     RetransmitOnly,
 }
 
+/// NewReno's partial-ACK and exit rules (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAck {
+    Rfc6582,
+    Ns2_35,
+    Ns2_2001,
+}
+
 /// How the window is reduced during fast recovery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {
@@ -82,6 +101,7 @@ pub struct SenderConfig {
     pub ecn_backoff: bool,
     pub dupack_response: DupackResponse,
     pub recovery: Recovery,
+    pub partial_ack: PartialAck,
     /// Cap on the window in segments (the receiver window; ns-2's `window_`).
     pub max_window: u32,
     pub initial_cwnd: f64,
@@ -182,6 +202,8 @@ pub struct Sender {
     /// moment (RFC 6582 §3.2 step 1, the "Careful" variant; ns-2 `highest_ack_ > recover_`).
     recover_guard: Option<u64>,
     partial_seen: bool,
+    /// ns-2's `cwnd_` during NewReno recovery: cwnd without the inflation (`dupwnd_`).
+    base: f64,
     // RFC 6298 state, in nanoseconds.
     srtt: Option<f64>,
     rttvar: f64,
@@ -240,6 +262,7 @@ impl Sender {
             recover: 0,
             recover_guard: None,
             partial_seen: false,
+            base: 0.0,
             srtt: None,
             rttvar: 0.0,
             rto: cfg.initial_rto,
@@ -607,12 +630,21 @@ impl Sender {
             self.loss_point = None;
         }
         let mut restart_timer = true;
+        let ns2_newreno = self.cfg.variant == Variant::NewReno
+            && self.cfg.partial_ack != PartialAck::Rfc6582
+            && !self.prr_on();
+        let mut grow = !self.in_recovery;
         if self.in_recovery {
             if a >= self.recover {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.cwnd = match (self.cfg.variant, self.cfg.recovery) {
                     (Variant::Sack, _) | (_, Recovery::Prr(_)) => self.ssthresh,
+                    // ns-2: dupwnd_ = 0, and this new ACK opens cwnd_ as any other.
+                    _ if ns2_newreno => {
+                        grow = true;
+                        self.base
+                    }
                     _ => self.ssthresh.min(self.flight().max(1) as f64 + 1.0),
                 };
             } else {
@@ -624,15 +656,15 @@ impl Sender {
                     }
                     Variant::NewReno => {
                         self.transmit(a, now, out);
-                        if !self.prr_on() {
-                            self.cwnd = (self.cwnd - newly as f64 + 1.0).max(1.0);
-                        }
+                        self.partial_deflation(newly as f64);
                     }
                     Variant::Sack => {}
                 }
-                restart_timer = !std::mem::replace(&mut self.partial_seen, true);
+                let first = !std::mem::replace(&mut self.partial_seen, true);
+                restart_timer = first || self.cfg.partial_ack == PartialAck::Ns2_2001;
             }
-        } else {
+        }
+        if grow {
             self.dupacks = 0;
             // An ACK carrying ECE never opens the window (RFC 3168 §6.1.2; ns-2 likewise).
             if ece {
@@ -653,6 +685,30 @@ impl Sender {
         }
         if Some(self.snd_una) == self.cfg.segments {
             self.stats.completed_at.get_or_insert(now);
+        }
+    }
+
+    /// A NewReno partial ACK's window (classic recovery; PRR sets its own).
+    fn partial_deflation(&mut self, newly: f64) {
+        if self.prr_on() {
+            return;
+        }
+        match self.cfg.partial_ack {
+            PartialAck::Rfc6582 => self.cwnd = (self.cwnd - newly + 1.0).max(1.0),
+            // ns-2 `partialnewack` with partial_window_deflation_ 1: the deflation comes
+            // out of dupwnd_ (less one) while it lasts, then out of cwnd_ (at least 1),
+            // with dupwnd_ = 1.
+            PartialAck::Ns2_35 => {
+                let dupwnd = self.cwnd - self.base;
+                if dupwnd > newly {
+                    self.cwnd -= newly - 1.0;
+                } else {
+                    self.base = (self.base - (newly - dupwnd)).max(1.0);
+                    self.cwnd = self.base + 1.0;
+                }
+            }
+            // partial_window_deflation_ 0: dupwnd_ = 0, the window is cwnd_ again.
+            PartialAck::Ns2_2001 => self.cwnd = self.base,
         }
     }
 
@@ -705,6 +761,7 @@ impl Sender {
         // With PRR, prr_update sets cwnd once this ACK's DeliveredData is known.
         match self.cfg.variant {
             Variant::Reno | Variant::NewReno => {
+                self.base = self.ssthresh;
                 self.cwnd = self.ssthresh + self.cfg.dupthresh as f64;
             }
             Variant::Sack => self.cwnd = self.ssthresh,

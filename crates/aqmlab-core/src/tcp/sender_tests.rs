@@ -10,6 +10,7 @@ fn cfg(variant: Variant) -> SenderConfig {
         ecn_backoff: false,
         dupack_response: DupackResponse::Halve,
         recovery: Recovery::Classic,
+        partial_ack: PartialAck::Rfc6582,
         max_window: 1000,
         initial_cwnd: 2.0,
         initial_ssthresh: 1000.0,
@@ -588,4 +589,77 @@ fn ecn_backoff_halves_the_integer_window_and_a_timeout_after_a_mark_keeps_ssthre
             "ecn_backoff = {backoff}"
         );
     }
+}
+
+/// NewReno's partial ACKs under the three rule sets. From 1..=11 outstanding, three
+/// duplicate ACKs retransmit 1 (ssthresh 5.5, cwnd 8.5) and two more inflate cwnd to 10.5.
+/// RFC 6582 and ns-2.35 deflate each partial ACK's window by the newly acknowledged less
+/// one and restart the timer on the first partial ACK only; ns-2 of 2001 (tcp-newreno.cc
+/// with `partial_window_deflation_` and `newreno_changes1_` 0) goes back to ssthresh and
+/// restarts the timer on each. The ACK that ends recovery leaves, in both ns-2s, `cwnd_`
+/// (here ssthresh) plus one congestion-avoidance step (`opencwnd` on that new ACK).
+#[test]
+fn newreno_partial_acks_by_rfc6582_and_by_ns2() {
+    for rule in [
+        PartialAck::Rfc6582,
+        PartialAck::Ns2_35,
+        PartialAck::Ns2_2001,
+    ] {
+        let mut out = vec![];
+        let mut s = sender_with_flight_11(SenderConfig {
+            partial_ack: rule,
+            ..cfg(Variant::NewReno)
+        });
+        for k in 0..5 {
+            s.on_ack(&ack(1), 200 * MS + k, &mut out);
+        }
+        assert!(s.in_recovery);
+        assert_eq!((s.ssthresh, s.cwnd), (5.5, 10.5));
+        out.clear();
+        s.on_ack(&ack(4), 300 * MS, &mut out);
+        assert_eq!(seqs(&out)[0], 4, "the next hole is retransmitted");
+        let first = s.rto_deadline.expect("armed");
+        assert_eq!(first, 300 * MS + s.current_rto());
+        s.on_ack(&ack(6), 400 * MS, &mut out);
+        let second = s.rto_deadline.expect("armed");
+        if rule == PartialAck::Ns2_2001 {
+            assert_eq!(s.cwnd, 5.5);
+            assert_eq!(second, 400 * MS + s.current_rto());
+        } else {
+            assert_eq!(s.cwnd, 10.5 - 3.0 + 1.0 - 2.0 + 1.0);
+            assert_eq!(
+                second, first,
+                "the timer restarts on the first partial ACK only"
+            );
+        }
+        s.on_ack(&ack(s.recover), 500 * MS, &mut out);
+        assert!(!s.in_recovery);
+        if rule == PartialAck::Rfc6582 {
+            assert!(s.cwnd <= 5.5);
+        } else {
+            assert_eq!(s.cwnd, 5.5 + 1.0 / 5.5);
+        }
+    }
+}
+
+/// ns-2.35's partial deflation when it takes more than the inflation: the excess comes
+/// out of `cwnd_` (ns-2 `partialnewack`, `dupwnd_` left at 1), and the ACK that ends
+/// recovery leaves that reduced `cwnd_`, below ssthresh, so it grows by slow start.
+#[test]
+fn ns2_35_deflation_beyond_the_inflation_lowers_the_exit_window() {
+    let mut out = vec![];
+    let mut s = sender_with_flight_11(SenderConfig {
+        partial_ack: PartialAck::Ns2_35,
+        ..cfg(Variant::NewReno)
+    });
+    for k in 0..3 {
+        s.on_ack(&ack(1), 200 * MS + k, &mut out);
+    }
+    assert_eq!((s.ssthresh, s.cwnd), (5.5, 8.5));
+    // 6 newly acknowledged against an inflation of 3: cwnd_ 5.5 - 3 = 2.5, window 3.5.
+    s.on_ack(&ack(7), 300 * MS, &mut out);
+    assert!(s.in_recovery);
+    assert_eq!(s.cwnd, 3.5);
+    s.on_ack(&ack(s.recover), 400 * MS, &mut out);
+    assert_eq!(s.cwnd, 2.5 + 1.0);
 }

@@ -759,9 +759,11 @@ def test_readme_shell_commands_run_except_the_listed_long_ones(readme_dir):
             text=True,
             timeout=120,
         )
-        assert r.returncode == 0, f"{line}\n{r.stdout}\n{r.stderr}"
+        # Without ns-2.35 the crosscheck line stops at once with its install hint (exit 4).
+        want = 4 if cmd[1] == "crosscheck" and not shutil.which("ns") else 0
+        assert r.returncode == want, f"{line}\n{r.stdout}\n{r.stderr}"
         ran[line] = r.stdout
-    assert len(ran) == 8
+    assert len(ran) == 9
     # The sweep, results and export lines change with the sweep command line (a default
     # store, a results table, export next to the database): only their exit status counts.
     assert ran[".venv/bin/aqmlab validate my.toml"].startswith("my.toml: valid")

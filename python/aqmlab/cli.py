@@ -18,9 +18,11 @@ EPILOG = """examples:
   aqmlab run my.toml --out results/my    run it; writes summary.json, CSV, Parquet, PNG
   aqmlab sweep sw.toml --db sw.db        a sweep; kill it any time, rerun to resume
   aqmlab results sw.db --export parquet  every finished run as a table
+  aqmlab crosscheck my.toml --runs 5     the same scenario in ns-2.35 beside aqmlab
 
 Scenario reference: docs/scenarios.md. Exit status: 0 ok, 1 some sweep runs failed,
-2 invalid input, 3 engine error or out of memory, 130 Ctrl-C, 143 SIGTERM (rerun to resume).
+2 invalid input (or not runnable in ns-2.35), 3 engine error or out of memory,
+4 ns-2.35 not installed, 130 Ctrl-C, 143 SIGTERM (rerun to resume).
 """
 
 
@@ -206,6 +208,48 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _set_value(text: str) -> object:
+    """A --set value: TOML (a number, a boolean, a quoted string, an inline table), or
+    the text itself as a string."""
+    import tomllib
+
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def cmd_crosscheck(args: argparse.Namespace) -> int:
+    from aqmlab import ns2
+    from aqmlab.crosscheck import crosscheck
+    from aqmlab.scenario import load
+    from aqmlab.sweep import set_field
+
+    s = load(args.file)
+    for item in args.set or []:
+        path, eq, value = item.partition("=")
+        if not eq:
+            print(f"error: --set {item!r}: expected PATH=VALUE", file=sys.stderr)
+            return 2
+        set_field(s, path.strip(), _set_value(value.strip()))
+    try:
+        cc = crosscheck(s, runs=args.runs, all_queues=args.all_queues, workers=args.workers)
+    except ns2.Unsupported as e:
+        print(f"error: {args.file}: {e}", file=sys.stderr)
+        return 2
+    except ns2.NotInstalled as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 4
+    text = f"## {args.file}: aqmlab against ns-2.35\n\n" + cc.markdown()
+    print(text, end="")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "crosscheck.md").write_text(text, "utf-8")
+        cc.table.to_csv(out / "crosscheck.csv", index=False)
+    return 1 if args.strict and len(cc.flagged) else 0
+
+
 def cmd_example(args: argparse.Namespace) -> int:
     text = to_toml(example())
     if args.out:
@@ -272,6 +316,25 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--list", action="store_true", help="list the registered reproductions")
     rp.add_argument("--no-progress", action="store_true", help="no progress bar")
     rp.set_defaults(func=cmd_reproduce)
+
+    c = sub.add_parser(
+        "crosscheck", help="run a scenario in aqmlab and in ns-2.35, replicated, and compare"
+    )
+    c.add_argument("file", help="scenario TOML file")
+    c.add_argument("--runs", type=int, default=5, help="replications in each simulator")
+    c.add_argument(
+        "--set",
+        action="append",
+        metavar="PATH=VALUE",
+        help="set a field first, by its sweep path (repeat[0].count=160); VALUE is TOML",
+    )
+    c.add_argument("--all-queues", action="store_true", help="list idle queues too")
+    c.add_argument("--workers", type=int, help="simulations at once (default: all cores)")
+    c.add_argument("--out", help="also write crosscheck.md and crosscheck.csv here")
+    c.add_argument(
+        "--strict", action="store_true", help="exit 1 when some metric differs (flagged)"
+    )
+    c.set_defaults(func=cmd_crosscheck)
 
     e = sub.add_parser("example", help="print (or write) the built-in example scenario")
     e.add_argument("--out", help="write to this file instead of standard output")

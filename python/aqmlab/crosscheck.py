@@ -1,0 +1,192 @@
+"""One scenario in aqmlab and in ns-2.35, replicated, metric by metric (docs/ns2.md).
+
+Replication k runs the canonical scenario with ``simulation.run = k`` in both simulators:
+the `[[repeat]]` draws (start times) are expanded once by aqmlab and written into the ns-2
+script, so both run the same arrival pattern; the randomness inside each simulator (RED's
+and REM's coin flips, link loss, Poisson gaps) comes from its own generator. Each metric
+gets a mean and a Student-t 95% half-width over the replications; a difference is flagged
+where the two intervals do not overlap *and* the means differ by more than 5%.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import aqmlab
+from aqmlab import ns2
+from aqmlab.scenario import ScenarioLike, load
+from aqmlab.sweep import t975
+
+FLAG_REL = 0.05
+
+# (metric, how it is read from a queues row of either simulator)
+QUEUE_METRICS: list[tuple[str, Callable[[Any], float]]] = [
+    ("arrivals", lambda q: q["arrivals"]),
+    ("utilization", lambda q: q["utilization"]),
+    ("throughput_bps", lambda q: q["throughput_bps"]),
+    ("drop_rate", lambda q: q["dropped_total"] / q["arrivals"] if q["arrivals"] else 0.0),
+    ("early_drop_rate", lambda q: q["dropped_early"] / q["arrivals"] if q["arrivals"] else 0.0),
+    ("mark_rate", lambda q: q["marked"] / q["dequeued"] if q["dequeued"] else 0.0),
+    ("mean_queue_pkts", lambda q: q["mean_queue_pkts"]),
+]
+# Totals over the TCP flows, and over the UDP flows.
+TCP_METRICS = ["goodput_bps", "sent_pkts", "retransmits", "timeouts"]
+UDP_METRICS = ["received_pkts", "goodput_bps"]
+
+
+def _aqmlab_tables(res: aqmlab.Results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    q = res.queues.copy()
+    q["dropped_total"] = q[[f"dropped_{r}" for r in res.reasons]].sum(axis=1)
+    q["marked"] = q[[f"marked_{r}" for r in res.reasons]].sum(axis=1)
+    return q, res.flows
+
+
+def _replication(scenario: dict[str, Any], k: int) -> dict[str, Any]:
+    s = copy.deepcopy(scenario)
+    s.setdefault("simulation", {})["run"] = k
+    return aqmlab.canonical(s)
+
+
+def _one(c: dict[str, Any], sim: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    if sim == "ns2":
+        r = ns2.run(c)
+        return r.queues, r.flows
+    return _aqmlab_tables(aqmlab.run(c))
+
+
+def _rows(queues: pd.DataFrame, flows: pd.DataFrame) -> dict[tuple[str, str], float]:
+    out: dict[tuple[str, str], float] = {}
+    for q in queues.to_dict("records"):
+        for metric, get in QUEUE_METRICS:
+            out[(f"queue {q['name']}", metric)] = float(get(q))
+    for kind, metrics in (("tcp", TCP_METRICS), ("udp", UDP_METRICS)):
+        sel = flows[flows["kind"] == "tcp"] if kind == "tcp" else flows[flows["kind"] != "tcp"]
+        if len(sel):
+            for m in metrics:
+                out[(f"{len(sel)} {kind} flows (total)", m)] = float(sel[m].sum())
+    return out
+
+
+def _stat(xs: list[float]) -> tuple[float, float]:
+    a = np.asarray(xs, dtype=float)
+    if len(a) < 2:
+        return float(a.mean()), math.nan
+    return float(a.mean()), t975(len(a) - 1) * float(a.std(ddof=1)) / math.sqrt(len(a))
+
+
+@dataclass
+class Crosscheck:
+    """Per (table, metric): each simulator's mean and 95% half-width, the relative
+    difference of aqmlab from ns-2.35, and the flag."""
+
+    table: pd.DataFrame
+    runs: int
+
+    @property
+    def flagged(self) -> pd.DataFrame:
+        return self.table[self.table["flag"]]
+
+    def markdown(self) -> str:
+        out = []
+        for what, g in self.table.groupby("table", sort=False):
+            out += [
+                f"### {what}",
+                "",
+                "| metric | ns-2.35 | aqmlab | aqmlab vs ns-2.35 | |",
+                "|---|---|---|---|---|",
+            ]
+            for r in g.to_dict("records"):
+                rel = "—" if math.isnan(r["rel_diff"]) else f"{r['rel_diff']:+.1%}"
+                out.append(
+                    f"| {r['metric']} | {_pm(r['ns2_mean'], r['ns2_ci'])} "
+                    f"| {_pm(r['aqmlab_mean'], r['aqmlab_ci'])} | {rel} "
+                    f"| {'**differs**' if r['flag'] else ''} |"
+                )
+            out.append("")
+        n = int(self.table["flag"].sum())
+        out.append(
+            f"{self.runs} runs each; ± is a Student-t 95% half-width; {n} of "
+            f"{len(self.table)} metrics differ (intervals apart and more than "
+            f"{FLAG_REL:.0%} between the means)."
+        )
+        return "\n".join(out) + "\n"
+
+
+def _pm(m: float, ci: float) -> str:
+    def g(x: float) -> str:
+        return f"{x:.4g}"
+
+    return g(m) if math.isnan(ci) else f"{g(m)} ± {g(ci)}"
+
+
+BUSY_QUEUE_PKTS = 0.1
+
+
+def _busy(table: str, values: dict[tuple[str, str, str], list[float]]) -> bool:
+    # A queue is listed when it drops, or holds 0.1 packets on average, in either
+    # simulator: a dumbbell's hundreds of access queues would bury the bottleneck.
+    return any(
+        max(values[(sim, table, "drop_rate")]) > 0
+        or max(values[(sim, table, "mean_queue_pkts")]) >= BUSY_QUEUE_PKTS
+        for sim in ("ns2", "aqmlab")
+    )
+
+
+def crosscheck(
+    scenario: ScenarioLike,
+    runs: int = 5,
+    *,
+    all_queues: bool = False,
+    workers: int | None = None,
+) -> Crosscheck:
+    """Runs the scenario ``runs`` times in each simulator and compares every metric."""
+    if runs < 1:
+        raise ValueError(f"runs = {runs}: must be at least 1")
+    base = load(scenario) if isinstance(scenario, (str, os.PathLike)) else dict(scenario)
+    reps = [_replication(base, k) for k in range(runs)]
+    ns2.translate(reps[0])  # Unsupported before anything runs
+    if not ns2.available():
+        raise ns2.NotInstalled(ns2.INSTALL_HINT)
+    jobs = [(c, sim) for c in reps for sim in ("ns2", "aqmlab")]
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda j: _one(*j), jobs))
+    values: dict[tuple[str, str, str], list[float]] = {}
+    order: list[tuple[str, str]] = []
+    for (_, sim), (queues, flows) in zip(jobs, results, strict=True):
+        for key, v in _rows(queues, flows).items():
+            if key not in order:
+                order.append(key)
+            values.setdefault((sim, *key), []).append(v)
+    rows = []
+    for key in order:
+        if key[0].startswith("queue ") and not all_queues and not _busy(key[0], values):
+            continue
+        (nm, nc), (am, ac) = _stat(values[("ns2", *key)]), _stat(values[("aqmlab", *key)])
+        rel = (am - nm) / abs(nm) if nm else (0.0 if am == nm else math.nan)
+        apart = not (math.isnan(nc) or math.isnan(ac)) and abs(am - nm) > nc + ac
+        flag = apart and (math.isnan(rel) or abs(rel) > FLAG_REL)
+        rows.append(
+            {
+                "table": key[0],
+                "metric": key[1],
+                "ns2_mean": nm,
+                "ns2_ci": nc,
+                "aqmlab_mean": am,
+                "aqmlab_ci": ac,
+                "rel_diff": rel,
+                "flag": bool(flag),
+            }
+        )
+    return Crosscheck(pd.DataFrame(rows), runs)
+
+
+__all__ = ["FLAG_REL", "Crosscheck", "crosscheck"]

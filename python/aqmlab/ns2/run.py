@@ -1,0 +1,152 @@
+"""Run a translated scenario in ns-2.35 and read its monitors into aqmlab's tables."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import aqmlab
+from aqmlab.ns2.tcl import Script, translate
+
+INSTALL_HINT = "ns-2.35 is not installed: `apt-get install ns2` (Debian) gives the `ns` command"
+
+
+class NotInstalled(RuntimeError):
+    """No `ns` command on PATH."""
+
+
+class Ns2Error(RuntimeError):
+    """ns exited with an error or printed what the script did not ask for."""
+
+
+def command() -> str | None:
+    """The path of ns-2's `ns` command, or None."""
+    return shutil.which("ns")
+
+
+def available() -> bool:
+    return command() is not None
+
+
+@dataclass
+class Ns2Results:
+    """ns-2.35's run of a scenario: ``queues`` and ``flows`` with aqmlab's column names
+    (those ns-2's monitors measure; the rest are absent), the script and its output."""
+
+    queues: pd.DataFrame
+    flows: pd.DataFrame
+    measured_s: float
+    script: str
+    wall_s: float
+
+
+def rng_seed(seed: int, run: int) -> int:
+    """ns-2's defaultRNG seed for aqmlab's (seed, run): MRG32k3a takes 1 to 2^31 - 2 (0
+    would seed from the clock)."""
+    return 1 + (seed * 1_000_003 + run) % 2_147_483_645
+
+
+def run(scenario: aqmlab.scenario.ScenarioLike, *, keep: str | Path | None = None) -> Ns2Results:
+    """Translates the scenario (raises ``aqmlab.ns2.Unsupported`` if ns-2.35 cannot run it
+    exactly), runs `ns` and returns its tables. ``keep``: a directory for the script and
+    its output."""
+    exe = command()
+    if exe is None:
+        raise NotInstalled(INSTALL_HINT)
+    c = aqmlab.canonical(scenario)
+    sim = c["simulation"]
+    script = translate(c, rng_seed=rng_seed(sim["seed"], sim["run"]))
+    import time
+
+    with tempfile.TemporaryDirectory(prefix="aqmlab-ns2-") as tmp:
+        d = Path(keep) if keep is not None else Path(tmp)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "run.tcl").write_text(script.tcl, "utf-8")
+        t0 = time.perf_counter()
+        p = subprocess.run([exe, "run.tcl"], cwd=d, capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - t0
+        if keep is not None:
+            (d / "stdout.txt").write_text(p.stdout, "utf-8")
+    if p.returncode != 0:
+        tail = "\n".join((p.stderr or p.stdout).strip().splitlines()[-15:])
+        raise Ns2Error(f"ns exited with status {p.returncode}:\n{tail}")
+    queues, flows = read(script, p.stdout)
+    return Ns2Results(queues, flows, script.measured_s, script.tcl, wall)
+
+
+def _snapshots(text: str) -> dict[str, dict[tuple[str, int], list[float]]]:
+    snaps: dict[str, dict[tuple[str, int], list[float]]] = {"W": {}, "E": {}}
+    done: dict[tuple[str, int], list[float]] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or parts[0] == "S":
+            continue
+        if parts[0] == "D":
+            done[("D", int(parts[1]))] = [float(parts[2])]
+        elif parts[0] in ("Q", "T", "U") and parts[1] in snaps:
+            snaps[parts[1]][(parts[0], int(parts[2]))] = [float(x) for x in parts[3:]]
+        else:
+            raise Ns2Error(f"ns printed a line the script did not ask for: {line!r}")
+    if not snaps["E"]:
+        raise Ns2Error("ns ended before the end of the run (no final snapshot)")
+    snaps["D"] = done
+    return snaps
+
+
+def read(script: Script, text: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The monitors' lines as the queues and flows tables, over [warmup, duration)."""
+    s = _snapshots(text)
+    T = script.measured_s
+    queues = []
+    for k, q in enumerate(script.queues):
+        w, e = s["W"][("Q", k)], s["E"][("Q", k)]
+        arr, dep, drops, edrops, marks, _barr, bdep, pint, bint, lost = (
+            b - a for a, b in zip(w, e, strict=True)
+        )
+        queues.append(
+            {
+                **{key: q[key] for key in ("name", "link", "from", "to", "aqm")},
+                "arrivals": int(arr),
+                "dequeued": int(dep),
+                "dropped_total": int(drops),
+                "dropped_early": int(edrops),
+                # ns-2 passes overflow and RED's forced drops to one drop target.
+                "dropped_overflow_forced": int(drops - edrops),
+                "marked": int(marks),
+                "lost_on_link": int(lost),
+                "mean_queue_pkts": pint / T,
+                "mean_queue_bytes": bint / T,
+                "throughput_bps": bdep * 8 / T,
+                "utilization": bdep * 8 / (q["bps"] * T),
+            }
+        )
+    flows = []
+    for i, f in enumerate(script.flows):
+        row: dict[str, Any] = {key: f[key] for key in ("name", "kind", "src", "dst")}
+        if f["kind"] == "tcp":
+            w, e = s["W"][("T", i)], s["E"][("T", i)]
+            sent, rexmit, timeouts, ack, cuts = (b - a for a, b in zip(w, e, strict=True))
+            row.update(
+                sent_pkts=int(sent),
+                retransmits=int(rexmit),
+                timeouts=int(timeouts),
+                # ack_ is the highest cumulative ACK: new segments delivered, seen by the
+                # sender half a round trip after the receiver (both snapshots alike).
+                goodput_bps=ack * f["packet_size"] * 8 / T,
+                window_cuts=int(cuts),
+            )
+            end = s["D"].get(("D", i))
+            row["completion_time_s"] = end[0] - f["start_s"] if end else math.nan
+        else:
+            w, e = s["W"][("U", i)], s["E"][("U", i)]
+            npkts, nbytes_, _ = (b - a for a, b in zip(w, e, strict=True))
+            row.update(received_pkts=int(npkts), goodput_bps=nbytes_ * 8 / T)
+        flows.append(row)
+    return pd.DataFrame(queues), pd.DataFrame(flows)

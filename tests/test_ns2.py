@@ -1,0 +1,264 @@
+"""The ns-2.35 back end (aqmlab.ns2, docs/ns2.md): the translation on its own, then an
+agreement suite of short runs in both simulators (skipped, with the reason, without `ns`)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+import aqmlab
+from aqmlab import ns2
+from aqmlab import scenario as sc
+from aqmlab.cli import main
+from aqmlab.crosscheck import crosscheck
+
+needs_ns = pytest.mark.skipif(not ns2.available(), reason=ns2.INSTALL_HINT)
+
+
+def line(
+    bottleneck: str = "10Mbps",
+    queue: dict | None = None,
+    flows: list | None = None,
+    duration: str = "10s",
+    warmup: str = "1s",
+    loss: dict | None = None,
+) -> dict:
+    """a -- 100 Mb/s, 1 ms -- r -- bottleneck, 20 ms -- b."""
+    return sc.scenario(
+        duration=duration,
+        warmup=warmup,
+        nodes=[sc.host("a"), sc.router("r"), sc.host("b")],
+        links=[
+            sc.link("a", "r", bandwidth="100Mbps", delay="1ms", queue=sc.queue(limit_pkts=1000)),
+            sc.link(
+                "r",
+                "b",
+                bandwidth=bottleneck,
+                delay="20ms",
+                queue=queue or sc.queue(limit_pkts=20),
+                **({"loss": loss} if loss else {}),
+            ),
+        ],
+        flows=flows or [],
+    )
+
+
+def script(s: dict) -> str:
+    return ns2.translate(aqmlab.canonical(s)).tcl
+
+
+# -- the translation -------------------------------------------------------------------
+
+
+def test_tcp_defaults_are_the_engines():
+    # The translation fills aqmlab's defaults into flows that leave TCP fields out: written
+    # out, they must give the run that leaving them out gives.
+    # delack_timeout is allowed only with delayed ACKs: its default is pinned there.
+    d = {k: v for k, v in ns2.TCP_DEFAULTS.items() if k != "delack_timeout"}
+    delack = {"delayed_ack": True, "delack_timeout": ns2.TCP_DEFAULTS["delack_timeout"]}
+    for given, written in [({}, d), ({"delayed_ack": True}, delack)]:
+        a = aqmlab.run(line(flows=[sc.tcp("t", "a", "b", packet_size=1000, **given)]))
+        b = aqmlab.run(line(flows=[sc.tcp("t", "a", "b", packet_size=1000, **written)]))
+        assert a.summary() == b.summary()
+
+
+def test_what_ns2_cannot_run_is_refused_with_the_whole_list():
+    s = line(
+        queue=sc.queue(limit_pkts=20, aqm=sc.codel()),
+        flows=[
+            sc.tcp("prr", "a", "b", packet_size=1000, recovery="prr_ssrb"),
+            sc.tcp("wl", "a", "b", packet_size=1000, dupack_response="retransmit_only"),
+            sc.tcp("ecn", "a", "b", packet_size=1000, ecn=True),
+            sc.poisson("p", "a", "b", rate="1Mbps", packet_size=500, size_dist="exponential"),
+        ],
+        loss=sc.gilbert_elliott(p_gb=0.01, p_bg=0.5),
+    )
+    with pytest.raises(ns2.Unsupported) as e:
+        script(s)
+    paths = [p for p, _ in e.value.problems]
+    assert paths == [
+        "links[1].queue.aqm",
+        "links[1].loss",
+        "links[1].queue.aqm",
+        "links[1].loss",
+        "flows[0].recovery",
+        "flows[1].dupack_response",
+        "flows[2].ecn_backoff",
+        "flows[2].ecn_retransmits",
+        "flows[3].size_dist",
+    ]
+    assert "'codel'" in str(e.value) and "PRR" in str(e.value)
+
+
+def test_red_refusals_name_the_field_and_the_way_out():
+    red = sc.red(5, 15, count_rule="uniform", mark_above_max_th=True, byte_mode=True, ecn=True)
+    with pytest.raises(ns2.Unsupported) as e:
+        script(line(queue=sc.queue(limit_pkts=20, aqm=red)))
+    got = {p.rsplit(".", 1)[1]: m for p, m in e.value.problems if p.startswith("links[1].queue")}
+    assert set(got) == {"count_rule", "mark_above_max_th", "ns2_qlen_guard", "byte_mode"}
+    assert "set it true" in got["ns2_qlen_guard"]
+
+
+def test_every_red_parameter_is_written():
+    red = sc.red(20, 80, max_p=0.05, w_q=0.002, gentle=True, ns2_qlen_guard=True, ecn=True)
+    tcl = script(line(queue=sc.queue(limit_pkts=120, aqm=red)))
+    q = re.search(r"set q\(2\) .*?(?=set qm\(2\))", tcl, re.S).group(0)
+    for want in [
+        "thresh_ 20.0",
+        "maxthresh_ 80.0",
+        "linterm_ 20.0",
+        "q_weight_ 0.002",
+        "gentle_ true",
+        "wait_ true",
+        "bytes_ false",
+        "queue_in_bytes_ false",
+        "mean_pktsize_ 1000",
+        "setbit_ true",
+        "use_mark_p_ false",
+        "queue-limit $n(1) $n(2) 120",
+    ]:
+        assert want in q, want
+
+
+def test_buffer_conventions_per_queue_type():
+    # DropTail and REM: limit + 1 (they drop the arrival that would make limit_ wait);
+    # RED and PI: limit (they drop the arrival that finds limit_ waiting).
+    for aqm, limit in [
+        (sc.droptail(), 21),
+        (sc.rem(), 21),
+        (sc.pi(), 20),
+        (sc.red(5, 15, ns2_qlen_guard=True), 20),
+    ]:
+        tcl = script(line(queue=sc.queue(limit_pkts=20, aqm=aqm)))
+        assert f"queue-limit $n(1) $n(2) {limit}\n" in tcl, aqm
+    tcl = script(line(queue=sc.queue(limit_bytes="15000B")))
+    assert "$q(2) set mean_pktsize_ 15001" in tcl and "$q(2) set limit_ 1" in tcl
+
+
+def test_every_tcp_parameter_is_written_including_ns2s_own():
+    f = sc.tcp("t", "a", "b", packet_size=1460, max_window=64, min_rto="1s", granularity="100ms")
+    tcl = script(line(flows=[f]))
+    for want in [
+        "packetSize_ 1460",
+        "window_ 64",
+        "windowInit_ 2",
+        "tcpTick_ 0.1",
+        "minrto_ 1.0",
+        "maxrto_ 60.0",
+        "rtxcur_init_ 3.0",
+        "singledup_ 1",
+        "syn_ false",
+        "useHeaders_ false",
+        "newreno_changes1_ 1",
+        "exit_recovery_fix_ 1",
+    ]:
+        assert f"$tcp(0) set {want}\n" in tcl, want
+    assert "new Agent/TCP/Newreno" in tcl and "$sink(0) set packetSize_ 40" in tcl
+
+
+def test_routes_are_aqmlabs_among_equal_paths():
+    # A square a-x-b, a-y-b: two paths of two hops. aqmlab takes the one its BFS from b
+    # reaches a through first (b's links in file order: x before y for data towards b).
+    s = sc.scenario(
+        duration="2s",
+        nodes=[sc.host("a"), sc.router("x"), sc.router("y"), sc.host("b")],
+        links=[
+            sc.link("a", "y", bandwidth="10Mbps", delay="1ms", queue=sc.queue(limit_pkts=50)),
+            sc.link("a", "x", bandwidth="10Mbps", delay="1ms", queue=sc.queue(limit_pkts=50)),
+            sc.link("x", "b", bandwidth="10Mbps", delay="1ms", queue=sc.queue(limit_pkts=50)),
+            sc.link("y", "b", bandwidth="10Mbps", delay="1ms", queue=sc.queue(limit_pkts=50)),
+        ],
+        flows=[sc.cbr("c", "a", "b", rate="1Mbps", packet_size=500)],
+    )
+    used = aqmlab.run(s).queues.set_index("name")["arrivals"]
+    first = "a->x" if used["a->x"] else "a->y"
+    hop = {"a->x": "$n(1)", "a->y": "$n(2)"}[first]
+    assert f"[$n(0) get-module Manual] add-route 3 [[$ns link $n(0) {hop}] head]" in script(s)
+
+
+def test_without_ns_one_line_says_how_to_install_it(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(ns2.run.__globals__["shutil"], "which", lambda _: None)
+    with pytest.raises(ns2.NotInstalled, match="apt-get install ns2"):
+        ns2.run(line())
+    f = tmp_path / "s.toml"
+    f.write_text(sc.to_toml(line(flows=[sc.cbr("c", "a", "b", rate="1Mbps", packet_size=500)])))
+    assert main(["crosscheck", str(f), "--runs", "2"]) == 4
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {ns2.INSTALL_HINT}"]
+
+
+def test_crosscheck_refuses_before_anything_runs(tmp_path, capsys):
+    f = tmp_path / "s.toml"
+    f.write_text(sc.to_toml(line(queue=sc.queue(limit_pkts=20, aqm=sc.pie()))))
+    assert main(["crosscheck", str(f)]) == 2
+    assert "links[1].queue.aqm: AQM 'pie'" in capsys.readouterr().err
+
+
+# -- agreement: both simulators (tolerances beside each case) --------------------------
+
+
+@needs_ns
+@pytest.mark.parametrize("queue", [sc.queue(limit_pkts=20), sc.queue(limit_bytes="20000B")])
+def test_a_cbr_overload_agrees_packet_for_packet(queue):
+    # 11.3 Mb/s of 1000-byte packets into 10 Mb/s: no randomness and no ties between an
+    # arrival and a departure instant, so both simulators must count the same packets;
+    # the mean queue differs only by float against integer-nanosecond arrival times.
+    s = line(queue=queue, flows=[sc.cbr("c", "a", "b", rate="11.3Mbps", packet_size=1000)])
+    a, n = aqmlab.run(s), ns2.run(s)
+    aq, nq = a.queues.set_index("name").loc["r->b"], n.queues.set_index("name").loc["r->b"]
+    assert (nq["arrivals"], nq["dequeued"], nq["dropped_total"]) == (
+        aq["arrivals"],
+        aq["dequeued"],
+        aq["dropped_overflow"],
+    )
+    assert nq["dropped_total"] > 1000
+    assert nq["mean_queue_pkts"] == pytest.approx(aq["mean_queue_pkts"], rel=1e-3)
+    assert n.flows.loc[0, "received_pkts"] == a.flows.loc[0, "received_pkts"]
+
+
+@needs_ns
+def test_bernoulli_loss_and_poisson_arrivals_have_their_rates():
+    # p = 0.02 on ~20 000 packets: the binomial sd is 0.001 (5% of p); Poisson arrivals at
+    # 1000/s over 20 s: sd 0.7% of the count. 4 sd bounds: a failure means a mistranslation.
+    s = line(
+        bottleneck="100Mbps",
+        duration="21s",
+        flows=[sc.poisson("p", "a", "b", pkt_rate=1000.0, packet_size=500)],
+        loss=sc.bernoulli(0.02),
+    )
+    q = ns2.run(s).queues.set_index("name").loc["r->b"]
+    n = 1000 * 20
+    assert abs(q["arrivals"] - n) < 4 * math.sqrt(n)
+    p_hat = q["lost_on_link"] / q["dequeued"]
+    assert abs(p_hat - 0.02) < 4 * math.sqrt(0.02 * 0.98 / q["dequeued"])
+
+
+@needs_ns
+def test_a_finite_transfer_without_loss_completes_at_the_same_time():
+    # 500 segments in slow start over a buffer that never fills: no loss and no timer,
+    # so the completion time is ACK clocking alone (one 1000-byte packet is 0.8 ms at
+    # 10 Mb/s; 1% is less than one round trip of 42 ms).
+    f = sc.tcp("t", "a", "b", packet_size=1000, bytes="500KB", max_window=10000)
+    s = line(queue=sc.queue(limit_pkts=1000), flows=[f], warmup="0s")
+    a, n = aqmlab.run(s).flows.loc[0], ns2.run(s).flows.loc[0]
+    assert n["retransmits"] == a["retransmits"] == 0
+    assert n["completion_time_s"] == pytest.approx(a["completion_time_s"], rel=0.01)
+
+
+@needs_ns
+def test_red_shared_by_tcp_flows_agrees_on_every_metric():
+    # RED 5:15 (w_q 0.002, the ns-2 era's) with 8 NewReno flows, 3 replications of 20 s:
+    # crosscheck's own rule (intervals apart and more than 5% between the means) on every
+    # metric it compares.
+    flows = [
+        sc.tcp(f"t{i}", "a", "b", packet_size=1000, max_window=200, start=f"{37 * i}ms")
+        for i in range(8)
+    ]
+    red = sc.red(5, 15, w_q=0.002, ns2_qlen_guard=True)
+    s = line(queue=sc.queue(limit_pkts=50, aqm=red), flows=flows, duration="20s", warmup="5s")
+    cc = crosscheck(s, runs=3)
+    t = cc.table.set_index(["table", "metric"])
+    assert t.loc[("queue r->b", "early_drop_rate"), "ns2_mean"] > 0.002
+    assert cc.flagged.empty, cc.markdown()

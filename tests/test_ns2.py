@@ -137,6 +137,20 @@ def test_buffer_conventions_per_queue_type():
     assert "$q(2) set mean_pktsize_ 15001" in tcl and "$q(2) set limit_ 1" in tcl
 
 
+def test_the_ns2_profiles_translate_to_ns2s_own_switches():
+    f = sc.tcp("t", "a", "b", packet_size=1000)
+    for profile, switches in [
+        ("ns2.35", ("1", "1", "0", "true")),
+        ("ns2-2001", ("0", "0", "0", "false")),
+    ]:
+        s = line(flows=[f])
+        s["profile"] = profile
+        tcl = script(s)
+        names = ("newreno_changes1_", "partial_window_deflation_", "exit_recovery_fix_")
+        for name, value in zip((*names, "precisionReduce_"), switches, strict=True):
+            assert f"$tcp(0) set {name} {value}\n" in tcl, (profile, name)
+
+
 def test_every_tcp_parameter_is_written_including_ns2s_own():
     f = sc.tcp("t", "a", "b", packet_size=1460, max_window=64, min_rto="1s", granularity="100ms")
     tcl = script(line(flows=[f]))
@@ -153,6 +167,7 @@ def test_every_tcp_parameter_is_written_including_ns2s_own():
         "useHeaders_ false",
         "newreno_changes1_ 1",
         "exit_recovery_fix_ 1",
+        "precisionReduce_ true",
     ]:
         assert f"$tcp(0) set {want}\n" in tcl, want
     assert "new Agent/TCP/Newreno" in tcl and "$sink(0) set packetSize_ 40" in tcl
@@ -249,15 +264,17 @@ def test_a_finite_transfer_without_loss_completes_at_the_same_time():
 
 @needs_ns
 def test_red_shared_by_tcp_flows_agrees_on_every_metric():
-    # RED 5:15 (w_q 0.002, the ns-2 era's) with 8 NewReno flows, 3 replications of 20 s:
-    # crosscheck's own rule (intervals apart and more than 5% between the means) on every
-    # metric it compares.
+    # RED 5:15 (w_q 0.002, the ns-2 era's) with 8 NewReno flows under the ns2.35 profile
+    # (ns-2.35's TCP rules: an exact translation), 3 replications of 20 s: crosscheck's own
+    # rule (intervals apart and more than 5% between the means) on every metric it compares.
     flows = [
         sc.tcp(f"t{i}", "a", "b", packet_size=1000, max_window=200, start=f"{37 * i}ms")
         for i in range(8)
     ]
-    red = sc.red(5, 15, w_q=0.002, ns2_qlen_guard=True)
+    red = sc.red(5, 15, w_q=0.002, byte_mode=False, mean_pktsize=1000)
     s = line(queue=sc.queue(limit_pkts=50, aqm=red), flows=flows, duration="20s", warmup="5s")
+    s["profile"] = "ns2.35"
+    assert aqmlab.canonical(s)["flows"][0]["partial_ack"] == "ns2.35"
     cc = crosscheck(s, runs=3)
     t = cc.table.set_index(["table", "metric"])
     assert t.loc[("queue r->b", "early_drop_rate"), "ns2_mean"] > 0.002

@@ -112,7 +112,7 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
         assert "| yes |" in rows["fig2 REM drop loss ≈ DropTail"]
         assert "| yes |" in rows["fig3 REM above RED(10:30)"]
         # Equilibrium claims and the paper's 20-100-user ranges are not judged at quick size.
-        assert "| needs full size | at quick size means " in rows["fig2 REM drop queue near b*"]
+        assert "| needs full size | at quick size " in rows["fig2 REM drop queue near b*"]
         assert "| needs full size | at quick size " in rows["fig3 ECN range"]
         # Every tolerance is written in the report beside the claims.
         assert "Tolerances (written in rem.py before the runs they judge" in md

@@ -565,6 +565,8 @@ def tcp(
     dupack_response: str | None = None,
     recovery: str | None = None,
     partial_ack: str | None = None,
+    halving: str | None = None,
+    fr_timer: str | None = None,
     ack_size: int | str | None = None,
     limited_transmit: bool | None = None,
     ecn_retransmits: bool | None = None,
@@ -577,7 +579,10 @@ def tcp(
     (default) or "retransmit_only" (the REM paper's wireless NewReno); ``recovery``
     "classic" (default), "prr_ssrb", "prr_crb" or "prr_safe_ack" (RFC 6937 PRR; the last
     is ns-3.44's, docs/tcp.md); ``partial_ack`` (NewReno) "rfc6582" (default), "ns2.35" or
-    "ns2-2001" (ns-2's partial-ACK and exit rules, docs/tcp.md). Unset timer and
+    "ns2-2001" (ns-2's partial-ACK and exit rules, docs/tcp.md); ``halving`` "rfc5681"
+    (default: FlightSize / 2), "ns2.35" or "ns2-2001" (ns-2's `slowdown`); ``fr_timer``
+    "keep" (default, RFC 6298) or "restart" (ns-2: the fast retransmit restarts the
+    timer). Unset timer and
     window fields take ns-2's defaults (docs/tcp.md)."""
     return _flow(
         "tcp",
@@ -601,6 +606,8 @@ def tcp(
         dupack_response=dupack_response,
         recovery=recovery,
         partial_ack=partial_ack,
+        halving=halving,
+        fr_timer=fr_timer,
         ack_size=ack_size,
         limited_transmit=limited_transmit,
         ecn_retransmits=ecn_retransmits,

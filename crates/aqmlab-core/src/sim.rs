@@ -21,13 +21,13 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{At, Routes, NO_ROUTE};
 use crate::scenario::{
-    Checked, DupackResponseSpec, FlowKind, FlowSpec, Names, NodeKind, PartialAckSpec, QueueSpec,
-    RecoverySpec, Scenario, ScenarioErrors, TcpVariant,
+    Checked, DupackResponseSpec, FlowKind, FlowSpec, FrTimerSpec, HalvingSpec, Names, NodeKind,
+    PartialAckSpec, QueueSpec, RecoverySpec, Scenario, ScenarioErrors, TcpVariant,
 };
 use crate::table::Table;
 use crate::tcp::{
-    Ack, DupackResponse, PartialAck, PrrBound, Receiver, Recovery, Segment, Sender, SenderConfig,
-    SenderStats, Variant,
+    Ack, DupackResponse, Halving, PartialAck, PrrBound, Receiver, Recovery, Segment, Sender,
+    SenderConfig, SenderStats, Variant,
 };
 use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};

@@ -33,6 +33,8 @@ TCP_DEFAULTS: dict[str, Any] = {
     "dupack_response": "halve",
     "recovery": "classic",
     "partial_ack": "rfc6582",
+    "halving": "rfc5681",
+    "fr_timer": "keep",
     "limited_transmit": True,
     "ecn_retransmits": False,
     "ecn_backoff": False,
@@ -71,6 +73,13 @@ NEWRENO_FIXED = [("newreno_changes_", "0"), ("exitFastRetrans_", "true")]
 # window leaving recovery is min(ssthresh, FlightSize + 1)). ns-2.35's defaults are 1 1 0,
 # ns-2's before 2003-05-05 were 0 0 0. RFC 6582's rules are ns-2's 1 1 1 but for one step:
 # ns-2 opens cwnd_ on the ACK that ends recovery, aqmlab does not (docs/ns2.md).
+# Every ns-2 agent restarts the timer at a fast retransmit (dupack_action's
+# reset_rtx_timer(1, 0)), with no switch: aqmlab's fr_timer = "keep" (RFC 6298) runs with
+# ns-2's restart (docs/ns2.md, "What differs").
+# aqmlab's halving as ns-2's precisionReduce_ (slowdown halves the window as a double, or as
+# an integer). ns-2 cannot halve FlightSize (RFC 5681 eq. 4): "rfc5681" runs ns-2.35's rule
+# (docs/ns2.md, "What differs").
+PRECISION_REDUCE = {"rfc5681": "true", "ns2.35": "true", "ns2-2001": "false"}
 PARTIAL_ACK = {
     "rfc6582": ("1", "1", "1"),
     "ns2.35": ("1", "1", "0"),
@@ -398,6 +407,7 @@ class _Writer:
             ("rtxcur_init_", _tcl_num(seconds(t["initial_rto"]))),
             ("singledup_", "1" if t["limited_transmit"] else "0"),
             ("ecn_", "1" if f["ecn"] else "0"),
+            ("precisionReduce_", PRECISION_REDUCE[t["halving"]]),
             *TCP_FIXED,
         ]
         if t["variant"] == "newreno":

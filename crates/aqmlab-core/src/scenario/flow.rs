@@ -32,6 +32,27 @@ pub enum PartialAckSpec {
     Ns2_2001,
 }
 
+/// The retransmission timer at a fast retransmit (docs/tcp.md): left running (RFC 6298
+/// §5.1) or restarted (ns-2's `dupack_action`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FrTimerSpec {
+    Keep,
+    Restart,
+}
+
+/// How a loss halves the window (docs/tcp.md): FlightSize / 2 (RFC 5681 eq. 4), or ns-2's
+/// `slowdown` with `precisionReduce_` true (ns-2.35) or false (before 2006).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HalvingSpec {
+    #[serde(rename = "rfc5681")]
+    Rfc5681,
+    #[serde(rename = "ns2.35")]
+    Ns2_35,
+    #[serde(rename = "ns2-2001")]
+    Ns2_2001,
+}
+
 /// Fast recovery's window reduction (docs/tcp.md): classic (window inflation, or the
 /// RFC 6675 pipe rule with SACK) or RFC 6937 Proportional Rate Reduction with one of its
 /// reduction bounds.
@@ -139,6 +160,13 @@ pub struct FlowSpec {
     /// or ns-2's of 2001.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial_ack: Option<PartialAckSpec>,
+    /// How a loss halves the window: RFC 5681's FlightSize / 2 (default) or ns-2's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halving: Option<HalvingSpec>,
+    /// "keep" (RFC 6298, default) or "restart": the fast retransmit restarts the timer, as
+    /// ns-2 does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fr_timer: Option<FrTimerSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     /// Send retransmissions ECT(0) too, as ns-2 does (default false: Not-ECT, RFC 3168
@@ -248,6 +276,8 @@ impl FlowSpec {
             ("dupack_response", f.dupack_response.is_some()),
             ("recovery", f.recovery.is_some()),
             ("partial_ack", f.partial_ack.is_some()),
+            ("halving", f.halving.is_some()),
+            ("fr_timer", f.fr_timer.is_some()),
             ("limited_transmit", f.limited_transmit.is_some()),
             ("ecn_retransmits", f.ecn_retransmits.is_some()),
             ("ecn_backoff", f.ecn_backoff.is_some()),
@@ -272,6 +302,8 @@ impl FlowSpec {
                 "dupack_response",
                 "recovery",
                 "partial_ack",
+                "halving",
+                "fr_timer",
                 "limited_transmit",
                 "ecn_retransmits",
                 "ecn_backoff",

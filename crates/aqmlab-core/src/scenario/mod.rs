@@ -21,8 +21,8 @@ pub(crate) use crate::check::integer_range_message;
 use crate::check::{inner, tagged_table, Field, Item, Problems, INNER, MAX_PACKET, MAX_TIME};
 use crate::units::{Bytes, Duration, Rate, Time};
 pub use flow::{
-    tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, OpenLoop, PartialAckSpec, PeriodDist,
-    RecoverySpec, SizeDist, TcpVariant,
+    tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, FrTimerSpec, HalvingSpec, OpenLoop,
+    PartialAckSpec, PeriodDist, RecoverySpec, SizeDist, TcpVariant,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use std::borrow::Cow;

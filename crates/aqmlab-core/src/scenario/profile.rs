@@ -83,6 +83,9 @@ impl Profile {
                 ("max_rto", Str("100000s")),       // maxrto_ 100000
                 ("delayed_ack", Bool(false)),      // Agent/TCPSink: one ACK per packet
                 ("ack_size", Str("40B")),          // Agent/TCPSink packetSize_ 40
+                // slowdown() with integer windows (precisionReduce_ came in 2006).
+                ("halving", Str("ns2-2001")),
+                ("fr_timer", Str("restart")), // dupack_action: reset_rtx_timer(1, 0)
             ],
             Profile::Ns2_35 => &[
                 ("initial_cwnd", Float(2.0)), // windowInit_ 2 (after the SYN, as above)
@@ -94,6 +97,8 @@ impl Profile {
                 ("max_rto", Str("60s")),      // maxrto_ 60
                 ("delayed_ack", Bool(false)), // Agent/TCPSink
                 ("ack_size", Str("40B")),     // packetSize_ 40
+                ("halving", Str("ns2.35")),   // slowdown() with precisionReduce_ true
+                ("fr_timer", Str("restart")), // dupack_action: reset_rtx_timer(1, 0)
             ],
             Profile::Ns3_44 => &[
                 ("initial_cwnd", Float(10.0)),    // TcpSocket::InitialCwnd 10
@@ -121,6 +126,20 @@ impl Profile {
                 &[("ecn_retransmits", Bool(true)), ("ecn_backoff", Bool(true))]
             }
             // ns-3 (IsEct: only new data) and aqmlab (RFC 3168 §6.1.5): Not-ECT.
+            Profile::Aqmlab | Profile::Ns3_44 => &[],
+        }
+    }
+
+    /// The fields a profile gives every NewReno flow with classic recovery (`variant` and
+    /// `recovery` unset or "newreno" and "classic") that does not set them.
+    pub fn tcp_newreno(self) -> &'static [(&'static str, Val)] {
+        match self {
+            // Agent/TCP/Newreno of ns-2.1b8a: newreno_changes1_ 0 and
+            // partial_window_deflation_ 0 (both became 1 on 2003-05-05).
+            Profile::Ns2_2001 => &[("partial_ack", Str("ns2-2001"))],
+            // ns-2.35: newreno_changes1_ 1, partial_window_deflation_ 1,
+            // exit_recovery_fix_ 0.
+            Profile::Ns2_35 => &[("partial_ack", Str("ns2.35"))],
             Profile::Aqmlab | Profile::Ns3_44 => &[],
         }
     }
@@ -195,6 +214,10 @@ pub(crate) fn apply(doc: &mut toml::Table) -> bool {
                 if f.get("ecn").and_then(|e| e.as_bool()) == Some(true) {
                     fill(f, profile.tcp_ecn());
                 }
+                let is = |k: &str, v: &str| f.get(k).is_none_or(|x| x.as_str() == Some(v));
+                if is("variant", "newreno") && is("recovery", "classic") {
+                    fill(f, profile.tcp_newreno());
+                }
             }
         }
     }
@@ -239,7 +262,7 @@ mod tests {
             table(Profile::Ns2_2001.tcp()),
             "initial_cwnd=1.0 max_window=20 limited_transmit=false granularity=\"100ms\" \
              min_rto=\"1s\" initial_rto=\"6s\" max_rto=\"100000s\" delayed_ack=false \
-             ack_size=\"40B\""
+             ack_size=\"40B\" halving=\"ns2-2001\" fr_timer=\"restart\""
         );
         assert_eq!(
             table(Profile::Ns2_2001.red()),
@@ -250,7 +273,7 @@ mod tests {
             table(Profile::Ns2_35.tcp()),
             "initial_cwnd=2.0 max_window=20 limited_transmit=true granularity=\"10ms\" \
              min_rto=\"200ms\" initial_rto=\"3s\" max_rto=\"60s\" delayed_ack=false \
-             ack_size=\"40B\""
+             ack_size=\"40B\" halving=\"ns2.35\" fr_timer=\"restart\""
         );
         assert_eq!(
             table(Profile::Ns2_35.red()),
@@ -277,6 +300,16 @@ mod tests {
         }
         assert_eq!(table(Profile::Ns3_44.tcp_ecn()), "");
         assert_eq!(table(Profile::Aqmlab.tcp_ecn()), "");
+        assert_eq!(
+            table(Profile::Ns2_2001.tcp_newreno()),
+            "partial_ack=\"ns2-2001\""
+        );
+        assert_eq!(
+            table(Profile::Ns2_35.tcp_newreno()),
+            "partial_ack=\"ns2.35\""
+        );
+        assert_eq!(table(Profile::Ns3_44.tcp_newreno()), "");
+        assert_eq!(table(Profile::Aqmlab.tcp_newreno()), "");
     }
 
     /// ns3.44's delack_timeout is not filled into a flow with delayed_ack = false (it would
@@ -295,6 +328,32 @@ mod tests {
         assert_eq!(flows[0].get("delack_timeout"), None);
         assert_eq!(flows[1]["delack_timeout"].as_str(), Some("200ms"));
         assert_eq!(flows[2]["delack_timeout"].as_str(), Some("50ms"));
+    }
+
+    /// ns-2's NewReno rules go to NewReno flows with classic recovery only (the field is
+    /// refused elsewhere).
+    #[test]
+    fn partial_ack_only_for_classic_newreno() {
+        let mut doc: toml::Table = toml::from_str(
+            "profile = \"ns2.35\"\n\
+             [[flows]]\ntype = \"tcp\"\n\
+             [[flows]]\ntype = \"tcp\"\nvariant = \"newreno\"\n\
+             [[flows]]\ntype = \"tcp\"\nvariant = \"sack\"\n\
+             [[flows]]\ntype = \"tcp\"\nrecovery = \"prr_ssrb\"\n\
+             [[flows]]\ntype = \"tcp\"\npartial_ack = \"rfc6582\"\n",
+        )
+        .unwrap();
+        assert!(apply(&mut doc));
+        let got: Vec<Option<&str>> = doc["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.get("partial_ack").and_then(|v| v.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [Some("ns2.35"), Some("ns2.35"), None, None, Some("rfc6582")]
+        );
     }
 
     #[test]

@@ -207,6 +207,12 @@ pub(super) fn tcp_state(f: &FlowSpec) -> TcpState {
             PartialAckSpec::Ns2_35 => PartialAck::Ns2_35,
             PartialAckSpec::Ns2_2001 => PartialAck::Ns2_2001,
         },
+        halving: match f.halving.unwrap_or(HalvingSpec::Rfc5681) {
+            HalvingSpec::Rfc5681 => Halving::Rfc5681,
+            HalvingSpec::Ns2_35 => Halving::Ns2_35,
+            HalvingSpec::Ns2_2001 => Halving::Ns2_2001,
+        },
+        restart_timer_on_fr: f.fr_timer == Some(FrTimerSpec::Restart),
         max_window: f.max_window.unwrap_or(d::MAX_WINDOW),
         initial_cwnd: f.initial_cwnd.unwrap_or(d::INITIAL_CWND),
         // ns-2 starts ssthresh at window_; any value >= the window cap means "no limit".

@@ -8,6 +8,6 @@ pub mod sender;
 
 pub use receiver::{Ack, Receiver, MAX_SACK_BLOCKS};
 pub use sender::{
-    DupackResponse, PartialAck, PrrBound, Recovery, Segment, Sender, SenderConfig, SenderStats,
-    Variant,
+    DupackResponse, Halving, PartialAck, PrrBound, Recovery, Segment, Sender, SenderConfig,
+    SenderStats, Variant,
 };

@@ -9,7 +9,13 @@
 //!
 //! - Slow start adds one segment per new ACK and congestion avoidance 1/cwnd per new ACK
 //!   (RFC 5681 without byte counting, which is also ns-2's `opencwnd`).
-//! - Decreases use FlightSize (RFC 5681 eq. 4), not ns-2's min(cwnd, window_).
+//! - Decreases use FlightSize (RFC 5681 eq. 4), `Halving::Rfc5681`; `Ns2_35` and `Ns2_2001`
+//!   are ns-2's `slowdown`: half of w = min(cwnd, window_) (ns-2's `cwnd_`, without the
+//!   inflation, during recovery), ssthresh its integer part (at least 2) and, on a fast
+//!   retransmit, cwnd that half (not floored: ns-2.35's `precisionReduce_` true), or with
+//!   w and the half both integers (`precisionReduce_` false, ns-2 before 2006-01-24). ns-2
+//!   does not hold ssthresh on a repeated timeout: a second timeout halves the window of
+//!   one and leaves ssthresh at 2.
 //! - Reno leaves recovery on any new ACK; NewReno stays in it until `recover` is acked,
 //!   retransmitting on each partial ACK (`PartialAck`, ns-2 `tcp-newreno.cc`):
 //!   - `Rfc6582` deflates the window by the newly acknowledged data less one, resets the
@@ -24,6 +30,9 @@
 //!     inflation back (the window is ssthresh again, and grows by one per further
 //!     duplicate ACK) and resets the timer every time ("Slow-but-Steady"); recovery ends
 //!     as in `Ns2_35`.
+//! - A fast retransmit leaves a running retransmission timer alone (RFC 6298 §5.1), or
+//!   with `restart_timer_on_fr` restarts it and abandons the RTT measurement in progress,
+//!   as every ns-2 agent's `dupack_action` does (`reset_rtx_timer(1, 0)`: `rtt_active_` 0).
 //! - The `RetransmitOnly` dupack response is the REM paper's wireless NewReno (Section 5):
 //!   a loss found by duplicate ACKs is retransmitted without reducing the window; marks and
 //!   timeouts are answered as usual.
@@ -59,6 +68,14 @@ pub enum DupackResponse {
     Halve,
     /// Retransmit without reducing the window (the REM paper's wireless NewReno).
     RetransmitOnly,
+}
+
+/// How a loss halves the window (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Halving {
+    Rfc5681,
+    Ns2_35,
+    Ns2_2001,
 }
 
 /// NewReno's partial-ACK and exit rules (see the module doc).
@@ -102,6 +119,9 @@ pub struct SenderConfig {
     pub dupack_response: DupackResponse,
     pub recovery: Recovery,
     pub partial_ack: PartialAck,
+    pub halving: Halving,
+    /// ns-2: a fast retransmit restarts the timer and ends the RTT measurement.
+    pub restart_timer_on_fr: bool,
     /// Cap on the window in segments (the receiver window; ns-2's `window_`).
     pub max_window: u32,
     pub initial_cwnd: f64,
@@ -688,6 +708,17 @@ impl Sender {
         }
     }
 
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)` of the window `cwnd`
+    /// (capped by window_): (ssthresh_, cwnd_).
+    fn ns2_halves(&self, cwnd: f64) -> (f64, f64) {
+        let w = cwnd.min(self.cfg.max_window as f64);
+        let half = match self.cfg.halving {
+            Halving::Ns2_2001 => (w.floor() / 2.0).floor(),
+            _ => w / 2.0,
+        };
+        (half.floor().max(2.0), half)
+    }
+
     /// A NewReno partial ACK's window (classic recovery; PRR sets its own).
     fn partial_deflation(&mut self, newly: f64) {
         if self.prr_on() {
@@ -737,10 +768,15 @@ impl Sender {
         }
         // FlightSize without the data sent by limited transmit (RFC 5681 §3.2 step 2).
         let flight = self.lt_base - self.snd_una;
-        self.ssthresh = match self.cfg.dupack_response {
-            DupackResponse::Halve => (flight as f64 / 2.0).max(2.0),
-            DupackResponse::RetransmitOnly => self.cwnd.max(2.0),
+        let (ssthresh, base) = match (self.cfg.dupack_response, self.cfg.halving) {
+            (DupackResponse::RetransmitOnly, _) => (self.cwnd.max(2.0), self.cwnd.max(2.0)),
+            (DupackResponse::Halve, Halving::Rfc5681) => {
+                let s = (flight as f64 / 2.0).max(2.0);
+                (s, s)
+            }
+            (DupackResponse::Halve, _) => self.ns2_halves(self.cwnd),
         };
+        self.ssthresh = ssthresh;
         self.in_recovery = true;
         self.prr = PrrState {
             recover_fs: flight,
@@ -761,10 +797,14 @@ impl Sender {
         // With PRR, prr_update sets cwnd once this ACK's DeliveredData is known.
         match self.cfg.variant {
             Variant::Reno | Variant::NewReno => {
-                self.base = self.ssthresh;
-                self.cwnd = self.ssthresh + self.cfg.dupthresh as f64;
+                self.base = base;
+                self.cwnd = base + self.cfg.dupthresh as f64;
             }
             Variant::Sack => self.cwnd = self.ssthresh,
+        }
+        if self.cfg.restart_timer_on_fr {
+            self.timed = None;
+            self.rto_deadline = None; // transmit arms it afresh
         }
         self.transmit(a, now, out);
     }
@@ -807,8 +847,18 @@ impl Sender {
         // RFC 5681 §3.1: if this segment was already resent by the timer, ssthresh is held.
         // ns-2 keeps ssthresh when the timer fires during the recovery from a mark.
         let after_mark = self.cfg.ecn_backoff && self.ecn_last && self.snd_una < self.ecn_guard;
-        if self.rto_seq != Some(self.snd_una) && !after_mark {
-            let window = if self.in_recovery && self.cfg.variant != Variant::Sack {
+        let classic_recovery = self.in_recovery && self.cfg.variant != Variant::Sack;
+        if after_mark {
+        } else if self.cfg.halving != Halving::Rfc5681 {
+            // ns-2 `RenoTcpAgent::timeout`: dupwnd_ = 0, then the window cwnd_ is halved.
+            let window = if classic_recovery {
+                self.base
+            } else {
+                self.cwnd
+            };
+            self.ssthresh = self.ns2_halves(window).0;
+        } else if self.rto_seq != Some(self.snd_una) {
+            let window = if classic_recovery {
                 self.ssthresh
             } else {
                 self.cwnd

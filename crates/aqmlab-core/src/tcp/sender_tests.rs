@@ -11,6 +11,8 @@ fn cfg(variant: Variant) -> SenderConfig {
         dupack_response: DupackResponse::Halve,
         recovery: Recovery::Classic,
         partial_ack: PartialAck::Rfc6582,
+        halving: Halving::Rfc5681,
+        restart_timer_on_fr: false,
         max_window: 1000,
         initial_cwnd: 2.0,
         initial_ssthresh: 1000.0,
@@ -662,4 +664,59 @@ fn ns2_35_deflation_beyond_the_inflation_lowers_the_exit_window() {
     assert_eq!(s.cwnd, 3.5);
     s.on_ack(&ack(s.recover), 400 * MS, &mut out);
     assert_eq!(s.cwnd, 2.5 + 1.0);
+}
+
+/// How a loss halves a window of 11 (FlightSize 11): RFC 5681 takes FlightSize / 2 = 5.5
+/// for ssthresh and the window; ns-2.35 (`precisionReduce_` true) ssthresh 5 and cwnd_
+/// 5.5; ns-2 of 2001 both 5. A timeout halves the same way, and a second one at a window
+/// of 1 holds ssthresh in RFC 5681 (§3.1) but leaves ns-2's at its floor of 2.
+#[test]
+fn halving_by_rfc5681_and_by_ns2() {
+    for (rule, ssthresh, cwnd) in [
+        (Halving::Rfc5681, 5.5, 8.5),
+        (Halving::Ns2_35, 5.0, 8.5),
+        (Halving::Ns2_2001, 5.0, 8.0),
+    ] {
+        let mut out = vec![];
+        let c = SenderConfig {
+            halving: rule,
+            ..cfg(Variant::NewReno)
+        };
+        let mut s = sender_with_flight_11(c.clone());
+        for k in 0..3 {
+            s.on_ack(&ack(1), 200 * MS + k, &mut out);
+        }
+        assert_eq!((s.ssthresh, s.cwnd), (ssthresh, cwnd), "{rule:?}");
+
+        let mut s = sender_with_flight_11(c);
+        expire(&mut s, &mut out);
+        assert_eq!((s.ssthresh, s.cwnd), (ssthresh, 1.0), "{rule:?}");
+        expire(&mut s, &mut out);
+        let held = if rule == Halving::Rfc5681 { 5.5 } else { 2.0 };
+        assert_eq!(s.ssthresh, held, "{rule:?}");
+    }
+}
+
+/// The fast retransmit leaves the running timer alone (RFC 6298 §5.1), or restarts it and
+/// abandons the RTT measurement, as ns-2's `dupack_action` does (`reset_rtx_timer(1, 0)`).
+#[test]
+fn a_fast_retransmit_restarts_the_timer_only_as_ns2() {
+    for restart in [false, true] {
+        let mut out = vec![];
+        let mut s = sender_with_flight_11(SenderConfig {
+            restart_timer_on_fr: restart,
+            ..cfg(Variant::NewReno)
+        });
+        let armed = s.rto_deadline.expect("armed");
+        for k in 0..3 {
+            s.on_ack(&ack(1), 200 * MS + k, &mut out);
+        }
+        assert!(s.in_recovery);
+        if restart {
+            assert_eq!(s.rto_deadline, Some(200 * MS + 2 + s.current_rto()));
+            assert_eq!(s.timed, None);
+        } else {
+            assert_eq!(s.rto_deadline, Some(armed));
+        }
+    }
 }

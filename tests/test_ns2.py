@@ -279,3 +279,43 @@ def test_red_shared_by_tcp_flows_agrees_on_every_metric():
     t = cc.table.set_index(["table", "metric"])
     assert t.loc[("queue r->b", "early_drop_rate"), "ns2_mean"] > 0.002
     assert cc.flagged.empty, cc.markdown()
+
+
+def test_every_field_of_the_schema_is_known_to_the_translation():
+    # The engine's own list of each flow type's fields (its error for a field of another
+    # type) against the translation's: a new schema field must be translated or refused by
+    # name, never dropped.
+    from aqmlab.ns2.tcl import FLOW_FIELDS, KIND_FIELDS
+
+    base = {"name": "f", "src": "a", "dst": "b", "packet_size": 500, "rate": "1Mbps"}
+    for kind, fields in KIND_FIELDS.items():
+        alien = {"variant": "reno"} if kind != "tcp" else {"on_time": "1s"}
+        flow = {**base, "type": kind, **alien}
+        if kind == "tcp":
+            flow.pop("rate")
+        with pytest.raises(aqmlab.ScenarioError) as e:
+            aqmlab.canonical(line(flows=[flow]))
+        listed = re.search(r"its fields are ([a-z_, ]+)", str(e.value))
+        assert listed, str(e.value)
+        engine = {x.strip() for x in listed.group(1).split(",")}
+        assert engine == fields, (kind, engine ^ fields)
+    # And every field of a flow table (serde's list for an unknown key).
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.canonical(line(flows=[{**base, "type": "cbr", "no_such_field": 1}]))
+    every = set(re.findall(r"`([a-z_]+)`", str(e.value).split("expected one of")[1]))
+    assert every == FLOW_FIELDS.union(*KIND_FIELDS.values())
+
+
+def test_the_speed_benchmark_times_one_experiment_in_both(tmp_path):
+    # benchmarks/ns2_speed.py writes each case once for aqmlab and once for ns-2: the
+    # script must carry the scenario's start times and its flow count.
+    from common.benchmarks import benchmark
+
+    toml, tcl = benchmark("ns2_speed").case(20, "red", 20.0, tmp_path)
+    c = aqmlab.canonical(sc.load(toml))
+    assert len(c["flows"]) == 20 and c["simulation"]["duration"] == "20s"
+    text = tcl.read_text()
+    for i, f in enumerate(ns2.translate(c).flows):
+        assert f'$ns at {f["start_s"]!r} "$app({i}) start"' in text
+    assert text.count("new Agent/TCP/Newreno") == 20
+    assert "$q(0) set thresh_ 20.0" in text

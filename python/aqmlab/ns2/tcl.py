@@ -87,6 +87,17 @@ PARTIAL_ACK = {
 }
 
 
+# The flow fields the translation reads; a field added to the schema later is refused
+# until the translation learns it, never dropped silently.
+FLOW_FIELDS = {"name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"}
+KIND_FIELDS = {
+    "tcp": {*TCP_DEFAULTS, "bytes"},
+    "cbr": {"rate"},
+    "poisson": {"rate", "pkt_rate", "size_dist"},
+    "onoff": {"rate", "on_time", "off_time", "period_dist", "shape"},
+}
+
+
 class Unsupported(ValueError):
     """The scenario uses what ns-2.35 cannot run exactly; ``problems`` lists each
     (path, what is not translated)."""
@@ -361,6 +372,8 @@ class _Writer:
     def flows_(self) -> None:
         for i, f in enumerate(self.c.get("flows", [])):
             path = f"flows[{i}]"
+            for key in sorted(set(f) - FLOW_FIELDS - KIND_FIELDS[f["type"]]):
+                self.refuse(f"{path}.{key}", "a field the ns-2 translation does not know")
             src, dst = f"$n({self.node_id[f['src']]})", f"$n({self.node_id[f['dst']]})"
             row = {"name": f["name"], "kind": f["type"], "src": f["src"], "dst": f["dst"]}
             row["packet_size"] = nbytes(f["packet_size"])

@@ -319,3 +319,15 @@ def test_the_speed_benchmark_times_one_experiment_in_both(tmp_path):
         assert f'$ns at {f["start_s"]!r} "$app({i}) start"' in text
     assert text.count("new Agent/TCP/Newreno") == 20
     assert "$q(0) set thresh_ 20.0" in text
+
+
+@needs_ns
+def test_what_ns2_does_not_measure_is_not_compared():
+    # ns-2's REM passes its early drops to the same target as its overflows: the early-drop
+    # rate reads "not measured" on ns-2's side and is never flagged.
+    flows = [sc.tcp(f"t{i}", "a", "b", packet_size=1000, max_window=200) for i in range(4)]
+    s = line(queue=sc.queue(limit_pkts=50, aqm=sc.rem()), flows=flows, duration="5s")
+    cc = crosscheck(s, runs=2)
+    row = cc.table.set_index(["table", "metric"]).loc[("queue r->b", "early_drop_rate")]
+    assert math.isnan(row["ns2_mean"]) and row["aqmlab_mean"] > 0 and not row["flag"]
+    assert "| early_drop_rate | not measured |" in cc.markdown()

@@ -34,6 +34,7 @@ QUEUE_METRICS: list[tuple[str, Callable[[Any], float]]] = [
     ("utilization", lambda q: q["utilization"]),
     ("throughput_bps", lambda q: q["throughput_bps"]),
     ("drop_rate", lambda q: q["dropped_total"] / q["arrivals"] if q["arrivals"] else 0.0),
+    # NaN where a simulator cannot tell (ns-2's REM and PI): "not measured", never flagged.
     ("early_drop_rate", lambda q: q["dropped_early"] / q["arrivals"] if q["arrivals"] else 0.0),
     ("mark_rate", lambda q: q["marked"] / q["dequeued"] if q["dequeued"] else 0.0),
     ("mean_queue_pkts", lambda q: q["mean_queue_pkts"]),
@@ -125,6 +126,8 @@ def _pm(m: float, ci: float) -> str:
     def g(x: float) -> str:
         return f"{x:.4g}"
 
+    if math.isnan(m):
+        return "not measured"
     return g(m) if math.isnan(ci) else f"{g(m)} ± {g(ci)}"
 
 

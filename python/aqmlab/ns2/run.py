@@ -116,7 +116,9 @@ def read(script: Script, text: str) -> tuple[pd.DataFrame, pd.DataFrame]:
                 "arrivals": int(arr),
                 "dequeued": int(dep),
                 "dropped_total": int(drops),
-                "dropped_early": int(edrops),
+                # Only RED hands early drops to a target of their own (and DropTail makes
+                # none); REM's and PI's go with the overflows, unseparated.
+                "dropped_early": int(edrops) if q["aqm"] in ("red", "droptail") else math.nan,
                 # ns-2 passes overflow and RED's forced drops to one drop target.
                 "dropped_overflow_forced": int(drops - edrops),
                 "marked": int(marks),

@@ -81,8 +81,6 @@ def test_what_ns2_cannot_run_is_refused_with_the_whole_list():
     assert paths == [
         "links[1].queue.aqm",
         "links[1].loss",
-        "links[1].queue.aqm",
-        "links[1].loss",
         "flows[0].recovery",
         "flows[1].dupack_response",
         "flows[2].ecn_backoff",
@@ -331,3 +329,23 @@ def test_what_ns2_does_not_measure_is_not_compared():
     row = cc.table.set_index(["table", "metric"]).loc[("queue r->b", "early_drop_rate")]
     assert math.isnan(row["ns2_mean"]) and row["aqmlab_mean"] > 0 and not row["flag"]
     assert "| early_drop_rate | not measured |" in cc.markdown()
+
+
+def test_ared_is_ns2s_adaptive_red_with_every_switch_written():
+    ared = sc.ared(target_delay="10ms", alpha=0.02, ns2_qlen_guard=True)
+    tcl = script(line(queue=sc.queue(limit_pkts=100, aqm=ared)))
+    q = re.search(r"set q\(2\) .*?(?=set qm\(2\))", tcl, re.S).group(0)
+    for want in [
+        "adaptive_ 1",
+        "targetdelay_ 0.01",
+        "interval_ 0.5",
+        "alpha_ 0.02",
+        "beta_ 0.9",
+        "top_ 0.5",
+        "bottom_ 0.01",
+        "thresh_ 0",
+        "maxthresh_ 0",
+        "gentle_ true",
+    ]:
+        assert f"$q(2) set {want}\n" in q, want
+    assert "$q(2) set adaptive_ 0\n" not in q

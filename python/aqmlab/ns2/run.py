@@ -18,6 +18,11 @@ from aqmlab.ns2.tcl import Script, translate
 INSTALL_HINT = "ns-2.35 is not installed: `apt-get install ns2` (Debian) gives the `ns` command"
 
 
+# The queues whose early drops ns-2's monitor tells apart (RED hands them to a target of
+# their own; DropTail makes none).
+EARLY_DROPS_SEEN = ("droptail", "red", "ared")
+
+
 class NotInstalled(RuntimeError):
     """No `ns` command on PATH."""
 
@@ -116,9 +121,8 @@ def read(script: Script, text: str) -> tuple[pd.DataFrame, pd.DataFrame]:
                 "arrivals": int(arr),
                 "dequeued": int(dep),
                 "dropped_total": int(drops),
-                # Only RED hands early drops to a target of their own (and DropTail makes
-                # none); REM's and PI's go with the overflows, unseparated.
-                "dropped_early": int(edrops) if q["aqm"] in ("red", "droptail") else math.nan,
+                # REM's and PI's go with the overflows, unseparated.
+                "dropped_early": int(edrops) if q["aqm"] in EARLY_DROPS_SEEN else math.nan,
                 # ns-2 passes overflow and RED's forced drops to one drop target.
                 "dropped_overflow_forced": int(drops - edrops),
                 "marked": int(marks),

@@ -87,6 +87,9 @@ PARTIAL_ACK = {
 }
 
 
+# aqmlab's AQMs that ns-2.35 runs, and its queue class for each.
+QUEUE_CLASS = {"droptail": "DropTail", "red": "RED", "ared": "RED", "rem": "REM", "pi": "PI"}
+
 # The flow fields the translation reads; a field added to the schema later is refused
 # until the translation learns it, never dropped silently.
 FLOW_FIELDS = {"name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"}
@@ -174,11 +177,10 @@ class _Writer:
     def direction(self, label, fr, to, bw, delay, q, qpath) -> None:
         k = len(self.queues)
         aqm = q["aqm"]
-        qtype = {"droptail": "DropTail", "red": "RED", "rem": "REM", "pi": "PI"}.get(aqm["type"])
+        qtype = QUEUE_CLASS.get(aqm["type"])
         if qtype is None:
-            self.refuse(
-                f"{qpath}.aqm", f"AQM {aqm['type']!r} (ns-2.35 runs droptail, red, rem, pi)"
-            )
+            runs = ", ".join(QUEUE_CLASS)
+            self.refuse(f"{qpath}.aqm", f"AQM {aqm['type']!r} (ns-2.35 runs {runs})")
             qtype = "DropTail"
         a, b = f"$n({self.node_id[fr]})", f"$n({self.node_id[to]})"
         self.emit(f"$ns simplex-link {a} {b} {bw} {_tcl_num(delay)} {qtype}")
@@ -232,7 +234,8 @@ class _Writer:
                 f"{path}.limit_bytes", "a byte limit with an AQM (translated for droptail only)"
             )
 
-    def aqm_red(self, aqm, path, limit_bytes):
+    def aqm_red(self, aqm, path, limit_bytes, adaptive=()):
+        """Queue/RED; ``adaptive``: ARED's switches, which replace `adaptive_ 0`."""
         self._no_byte_limit(path, limit_bytes)
         p = f"{path}.aqm"
         rule = aqm.pop("count_rule")
@@ -253,8 +256,9 @@ class _Writer:
                 "true (ns-2's queue_in_bytes_ also counts the buffer in bytes of mean_pktsize_)",
             )
         out = [
-            ("thresh_", _tcl_num(aqm.pop("min_th"))),
-            ("maxthresh_", _tcl_num(aqm.pop("max_th"))),
+            # 0: ns-2's automatic thresholds (ARED: max(5, target_delay C / 2), 3 min_th).
+            ("thresh_", _tcl_num(aqm.pop("min_th", 0))),
+            ("maxthresh_", _tcl_num(aqm.pop("max_th", 0))),
             ("linterm_", _tcl_num(1.0 / aqm.pop("max_p"))),
             # ns-2's 0 is aqmlab's "auto": 1 - exp(-1/C), C the link's packets per second.
             ("q_weight_", "0" if w_q == "auto" else _tcl_num(w_q)),
@@ -267,7 +271,7 @@ class _Writer:
             # No mark_p_ ceiling (aqmlab has none): marks in the whole unforced region,
             # forced drops above max_th (2 max_th when gentle), as aqmlab decides.
             ("use_mark_p_", "false"),
-            ("adaptive_", "0"),
+            *(adaptive or [("adaptive_", "0")]),
             ("feng_adaptive_", "0"),
             ("cautious_", "0"),
             ("drop_tail_", "true"),
@@ -278,6 +282,20 @@ class _Writer:
         ]
         self._leftover(aqm, p)
         return out
+
+    def aqm_ared(self, aqm, path, limit_bytes):
+        """Queue/RED with adaptive_ 1 (`updateMaxP`); docs/ns2.md lists where ns-2's ARED
+        and aqmlab's differ."""
+        adaptive = [
+            ("adaptive_", "1"),
+            ("targetdelay_", _tcl_num(seconds(aqm.pop("target_delay")))),
+            ("interval_", _tcl_num(seconds(aqm.pop("interval")))),
+            ("alpha_", _tcl_num(aqm.pop("alpha"))),
+            ("beta_", _tcl_num(aqm.pop("beta"))),
+            ("top_", _tcl_num(aqm.pop("top"))),
+            ("bottom_", _tcl_num(aqm.pop("bottom"))),
+        ]
+        return self.aqm_red(aqm, path, limit_bytes, adaptive)
 
     def aqm_rem(self, aqm, path, limit_bytes):
         self._no_byte_limit(path, limit_bytes)
@@ -564,7 +582,8 @@ def translate(canonical: dict[str, Any], *, rng_seed: int = 1, what: str = "") -
     w.routes()
     w.flows_()
     if w.problems:
-        raise Unsupported(w.problems)
+        # A link's one queue table serves both directions: each problem once.
+        raise Unsupported(list(dict.fromkeys(w.problems)))
     duration, warmup = ns(sim["duration"]), ns(sim.get("warmup", "0ns"))
     tcps = [str(i) for i, f in enumerate(w.flows) if f["kind"] == "tcp"]
     udps = [str(i) for i, f in enumerate(w.flows) if f["kind"] != "tcp"]

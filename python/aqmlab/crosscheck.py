@@ -18,13 +18,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 import aqmlab
 from aqmlab import ns2
 from aqmlab.scenario import ScenarioLike, load
-from aqmlab.sweep import t975
+from aqmlab.stats import mean_ci
 
 FLAG_REL = 0.05
 
@@ -75,13 +74,6 @@ def _rows(queues: pd.DataFrame, flows: pd.DataFrame) -> dict[tuple[str, str], fl
             for m in metrics:
                 out[(f"{len(sel)} {kind} flows (total)", m)] = float(sel[m].sum())
     return out
-
-
-def _stat(xs: list[float]) -> tuple[float, float]:
-    a = np.asarray(xs, dtype=float)
-    if len(a) < 2:
-        return float(a.mean()), math.nan
-    return float(a.mean()), t975(len(a) - 1) * float(a.std(ddof=1)) / math.sqrt(len(a))
 
 
 @dataclass
@@ -173,7 +165,7 @@ def crosscheck(
     for key in order:
         if key[0].startswith("queue ") and not all_queues and not _busy(key[0], values):
             continue
-        (nm, nc), (am, ac) = _stat(values[("ns2", *key)]), _stat(values[("aqmlab", *key)])
+        (nm, nc), (am, ac) = mean_ci(values[("ns2", *key)]), mean_ci(values[("aqmlab", *key)])
         rel = (am - nm) / abs(nm) if nm else (0.0 if am == nm else math.nan)
         apart = not (math.isnan(nc) or math.isnan(ac)) and abs(am - nm) > nc + ac
         flag = apart and (math.isnan(rel) or abs(rel) > FLAG_REL)

@@ -19,7 +19,6 @@ import copy
 import difflib
 import itertools
 import json
-import math
 import numbers
 import os
 import re
@@ -37,6 +36,7 @@ import pandas as pd
 from aqmlab import _core
 from aqmlab.pool import EXIT_CODES, SweepInterrupted, _Signalled, run_tasks, signals_raise
 from aqmlab.scenario import ScenarioLike, as_toml, engine_text, load, read_toml, to_toml
+from aqmlab.stats import t975
 from aqmlab.store import Store, StoreLock, run_key
 
 _STEP = re.compile(r"([^.\[\]]+)|\[([^\[\]]+)\]")
@@ -266,16 +266,6 @@ def _run_one(toml_text: str, timeseries: bool = False, extra=None) -> dict[str, 
         ts.to_parquet(buf, index=False)
         out["__timeseries__"] = buf.getvalue()
     return out
-
-
-def t975(df: int) -> float:
-    """t_{0.975, df}, the two-sided 95% Student-t quantile (scipy); NaN below 1 degree of
-    freedom. (Until 2026-11 a 3-digit table with interpolation: within 2.3e-4 relative.)"""
-    if df < 1:
-        return math.nan
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, df))
 
 
 @dataclass

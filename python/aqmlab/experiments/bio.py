@@ -22,13 +22,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from aqmlab import diffserv as ds
 from aqmlab import scenario as sc
 from aqmlab.experiments.bio_claims import TOLERANCES, claims, tolerance_note
 from aqmlab.experiments.ns2_era import HEADER, PROFILE, TCP_NS226
+from aqmlab.plans import UniformStarts
 from aqmlab.reproduce import Claim, Context, Experiment, fmt
 
 NETWORKS = 10
@@ -165,10 +165,7 @@ def _start_window(s: dict) -> float:
 def draw_starts(s: dict) -> dict[str, str]:
     """One replication's start times (the sweep's ``per_run``): uniform over the first 25 s
     (5 s at quick size), from a PCG64 stream of (seed, run)."""
-    sim = s["simulation"]
-    rng = np.random.Generator(np.random.PCG64([sim["seed"], sim["run"]]))
-    u = rng.uniform(0.0, _start_window(s), len(s["flows"]))
-    return {f"flows[{i}].start": f"{round(x * 1e9)}ns" for i, x in enumerate(u)}
+    return UniformStarts(_start_window(s))(s)
 
 
 def rio(w_q: float, max_p: float) -> dict:
@@ -271,11 +268,10 @@ def run(ctx: Context) -> list[Claim]:
     loss = res.runs[f"{q}:dropped_total"] / res.runs[f"{q}:arrivals"]
     per_run = pd.DataFrame({"variant": res.runs["variant"], "loss": loss})
     loss_ci = per_run.groupby("variant")["loss"].agg(["mean", "std", "count"])
-    from aqmlab.sweep import t975
+    from aqmlab.stats import half_width
 
     loss_ci["ci95"] = [
-        t975(int(n) - 1) * sd / np.sqrt(n) if n > 1 else np.nan
-        for sd, n in zip(loss_ci["std"], loss_ci["count"], strict=True)
+        half_width(sd, int(n)) for sd, n in zip(loss_ci["std"], loss_ci["count"], strict=True)
     ]
     table["loss_ci"] = loss_ci["ci95"].reindex(table.index)
     ratios = _ratios(s, configs)

@@ -25,6 +25,7 @@ from aqmlab import scenario as sc
 from aqmlab import switch as swb
 from aqmlab.experiments.cioq_claims import claims, tolerance_note
 from aqmlab.experiments.ns2_era import HEADER, PROFILE, TCP_NS226
+from aqmlab.plans import run_rng
 from aqmlab.reproduce import Claim, Context, Experiment, fmt
 
 LINE = "1Mbps"
@@ -257,13 +258,12 @@ def red_as_run() -> dict[str, Any]:
 def draw_sessions(s: dict) -> dict[str, str]:
     """One replication's sessions (the sweep's ``per_run``): source, sink, start and stop
     of every flow from a PCG64 stream of (seed, run)."""
-    sim = s["simulation"]
     hosts = [x["name"] for x in s["nodes"] if x["type"] == "host"]
     split = hosts[0].startswith("src")
     n = len(hosts) // 2 if split else len(hosts)
     lo, hi = SIZES[n]["dur"]
     k = len(s["flows"])
-    rng = np.random.Generator(np.random.PCG64([sim["seed"], sim["run"]]))
+    rng = run_rng(s)
     src = rng.integers(0, n, k)
     # Split: any of the n sinks; line cards: any host but the source.
     dst = rng.integers(0, n, k) if split else (src + 1 + rng.integers(0, n - 1, k)) % n
@@ -401,17 +401,11 @@ def _label(
 
 def _stats(rows: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, tuple[float, float]]]:
     """(mean, ci95) of every metric per label over its replications."""
-    from aqmlab.sweep import t975
+    from aqmlab.stats import mean_ci
 
     out = {}
     for label, reps in rows.items():
-        row = {}
-        for m in METRICS:
-            x = np.array([r[m] for r in reps], dtype=float)
-            k = len(x)
-            ci = t975(k - 1) * float(np.std(x, ddof=1)) / np.sqrt(k) if k > 1 else float("nan")
-            row[m] = (float(np.mean(x)), ci)
-        out[label] = row
+        out[label] = {m: mean_ci([r[m] for r in reps]) for m in METRICS}
     return out
 
 

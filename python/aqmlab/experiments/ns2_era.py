@@ -1,6 +1,6 @@
 """ns-2.26 as aqmlab expresses it, shared by the reproductions of papers run on it (PSAND,
 BIO, URIO): profile "ns2-2001" (ns-2.1b8a) plus the defaults that changed before 2.26
-(/work/notes research, docs/profiles.md). Each reproduction prints the list it uses."""
+(the sources are in docs/profiles.md). Each reproduction prints the list it uses."""
 
 # The base profile; the fields below override it where 2.26 differs.
 PROFILE = "ns2-2001"

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from aqmlab import scenario as sc
+from aqmlab.plans import UniformStarts
 from aqmlab.plot import HLine, VLines, plot_lines
 from aqmlab.reproduce import (
     Claim,
@@ -31,7 +31,7 @@ from aqmlab.reproduce import (
     judge,
     within,
 )
-from aqmlab.sweep import t975
+from aqmlab.stats import half_width, trend
 
 Q = "r0->r1"
 PER_STAGE = 20
@@ -146,18 +146,9 @@ def _base(bandwidth, limit, packet_size, stages, period, loss=None) -> dict:
     )
 
 
-def _draw_starts(s: dict) -> dict[str, str]:
-    """One replication's start times (the sweep's ``per_run``): each user's stage instant
-    (its start in the base scenario) plus a uniform draw in [0, START_WINDOW) s, from a
-    PCG64 stream of (seed, run), so they depend on the replication only."""
-    sim = s["simulation"]
-    rng = np.random.Generator(np.random.PCG64([sim["seed"], sim["run"]]))
-    u = rng.uniform(0.0, START_WINDOW, len(s["flows"]))
-    # Base starts are whole nanoseconds ("<n>ns", scenario.staged).
-    return {
-        f"flows[{i}].start": f"{int(f['start'].removesuffix('ns')) + round(x * 1e9)}ns"
-        for i, (f, x) in enumerate(zip(s["flows"], u, strict=True))
-    }
+# One replication's start times (the sweep's ``per_run``): each user's stage instant (its
+# start in the base scenario) plus a uniform draw in [0, START_WINDOW) s.
+_draw_starts = UniformStarts(START_WINDOW, after_base=True)
 
 
 def _red(lo: float, hi: float, ecn: bool, mean_pktsize: int, full_buffer_only=False) -> dict:
@@ -246,8 +237,8 @@ def _run_set(ctx: Context, base: dict, variants: dict, stages, period, capacity_
         g = pd.concat(v).groupby("users", as_index=False)
         out[k] = g.mean()
         n = len(v)
-        half = g.std(ddof=1) if n > 1 else out[k] * 0.0
-        half = half * (t975(n - 1) / np.sqrt(n) if n > 1 else 0.0)
+        # One replication: no interval, drawn as none (zero-width bars).
+        half = half_width(g.std(ddof=1), n) if n > 1 else out[k] * 0.0
         half["users"] = out[k]["users"]
         ci[k] = half
     mean_cum = {
@@ -471,11 +462,7 @@ def _paper_ranges(ranges: dict[str, tuple[float, float]]):
     return overlay
 
 
-def _spearman(x: list[float]) -> float:
-    """Spearman rank correlation of the values with their order (ties: average ranks)."""
-    if len(x) < 2:  # undefined; spearmanr would warn and return nan anyway
-        return float("nan")
-    return float(spearmanr(np.arange(len(x)), x).statistic)
+_spearman = trend
 
 
 def _fraction(pred: list[bool]) -> float:

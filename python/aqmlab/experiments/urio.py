@@ -33,6 +33,7 @@ from aqmlab.experiments.urio_claims import (
     claims,
     tolerance_note,
 )
+from aqmlab.plans import UniformStarts
 from aqmlab.reproduce import Claim, Context, Experiment, fmt
 
 AGGREGATES = 5
@@ -231,13 +232,9 @@ def network(x: str, quick: bool, scheme: str = "RIO") -> dict:
     )
 
 
-def draw_starts(s: dict) -> dict[str, str]:
-    """One replication's start times (the sweep's ``per_run``): every flow uniform over the
-    first second, from a PCG64 stream of (seed, run)."""
-    sim = s["simulation"]
-    rng = np.random.Generator(np.random.PCG64([sim["seed"], sim["run"]]))
-    u = rng.uniform(0.0, START_WINDOW_S, len(s["flows"]))
-    return {f"flows[{i}].start": f"{round(v * 1e9)}ns" for i, v in enumerate(u)}
+# One replication's start times (the sweep's ``per_run``): every flow uniform over the
+# first second.
+draw_starts = UniformStarts(START_WINDOW_S)
 
 
 def engine_defaults(scheme: str) -> dict[str, Any]:
@@ -254,7 +251,7 @@ def _throughputs(res, labels, runs: int) -> dict[str, list[tuple[float, float]]]
     position. Not from ``res.summary``: a run found in the store keeps the label it was
     stored under, and the sensitivity's default point is the main sweep's scenario (its
     first replications are reused, as they should be, under the main sweep's label)."""
-    from aqmlab.sweep import t975
+    from aqmlab.stats import mean_ci
 
     labels = list(labels)
     if len(res.runs) != len(labels) * runs:
@@ -265,13 +262,10 @@ def _throughputs(res, labels, runs: int) -> dict[str, list[tuple[float, float]]]
     out = {}
     for j, label in enumerate(labels):
         block = res.runs.iloc[j * runs : (j + 1) * runs]
-        row = []
-        for i in range(1, AGGREGATES + 1):
-            x = block[f"aggregate:E{i}[client{i}]/agg{i}:throughput_bps"].to_numpy() / 1e6
-            n = len(x)
-            ci = t975(n - 1) * float(np.std(x, ddof=1)) / np.sqrt(n) if n > 1 else float("nan")
-            row.append((float(np.mean(x)), ci))
-        out[label] = row
+        out[label] = [
+            mean_ci(block[f"aggregate:E{i}[client{i}]/agg{i}:throughput_bps"].to_numpy() / 1e6)
+            for i in range(1, AGGREGATES + 1)
+        ]
     return out
 
 
@@ -327,7 +321,7 @@ def table2_note(rows: Mapping[str, list[tuple[float, float]]], runs: int) -> str
     our interval, the paper's from its ± 0.01 with the same number of runs)."""
     from math import erf, sqrt
 
-    from aqmlab.sweep import t975
+    from aqmlab.stats import t975
 
     k = t975(runs - 1)
     se_p = 0.01 / k

@@ -8,12 +8,10 @@ t-interval half-width; aggregates are numbered 1-5 in the order of the varied pa
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 
-from scipy.stats import spearmanr
-
 from aqmlab.reproduce import Claim, fmt, judge, tolerance_table
+from aqmlab.stats import trend
 
 # Eq. (4): CIR + (C − Σ CIR)/5 = 0.5 + (10 − 2.5)/5 = 2 Mb/s for every aggregate.
 FAIR_MBPS = 2.0
@@ -120,11 +118,8 @@ def tolerance_note() -> str:
     )
 
 
-def spearman(x: Sequence[float]) -> float:
-    """Spearman's ρ of the aggregates' order (1..n) against the values x."""
-    if len(x) < 2 or any(math.isnan(v) for v in x):
-        return float("nan")
-    return float(spearmanr(range(len(x)), x).statistic)
+# Spearman's ρ of the aggregates' order against the values.
+spearman = trend
 
 
 # (mean, ci95) per aggregate, aggregates 1..5 in order.

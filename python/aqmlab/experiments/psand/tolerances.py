@@ -1,4 +1,4 @@
-"""The tolerances of the PSAND reproduction's claims (experiments/psand.py), kept apart so
+"""The tolerances of the PSAND reproduction's claims (experiments/psand/), kept apart so
 that they read as what they are: fixed before the runs from the paper's own words, and never
 widened after seeing a result."""
 

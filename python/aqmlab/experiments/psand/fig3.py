@@ -1,4 +1,4 @@
-"""PSAND reproduction (experiments/psand.py), two parts kept apart from the main module:
+"""PSAND reproduction (experiments/psand/), two parts kept apart from the main module:
 
 - Fig. 3 over replications. The paper shows one run per scheme; its recovery-time claims
   are judged here on R independent replications of that run (simulation.run 0..R−1, seed 1),
@@ -18,9 +18,11 @@ import math
 import numpy as np
 import pandas as pd
 
+from aqmlab.experiments.psand import setup as p
+from aqmlab.experiments.psand.setup import K_T
 from aqmlab.plot import STYLE
 from aqmlab.reproduce import Claim, Context, fmt, judge
-from aqmlab.sweep import t975
+from aqmlab.stats import mean_ci as _interval
 
 # Replications of Fig. 3's run (TOLERANCES "fig3 replications").
 RUNS_FULL, RUNS_QUICK = 20, 5
@@ -32,15 +34,6 @@ QUICK_WHY = (
     f"{RUNS_QUICK} replications at quick size: t(0.975, 4) = 2.78 makes each 95% "
     "interval ± 1.24 sd, too wide to judge a 5 s grid"
 )
-
-
-def _interval(x: np.ndarray) -> tuple[float, float]:
-    """Mean and 95% Student-t half-width (NaN for fewer than 2 values)."""
-    n = len(x)
-    mean = float(np.mean(x))
-    if n < 2:
-        return mean, math.nan
-    return mean, t975(n - 1) * float(np.std(x, ddof=1)) / math.sqrt(n)
 
 
 def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
@@ -60,7 +53,6 @@ def _first_return(df: pd.DataFrame, t0: float = 50.0) -> float:
     """Seconds from t0 until the average, having first risen above 1.1·K_T after t0, is
     back at or below it: the end of the first excursion, whatever comes later. A
     diagnostic of the recovery times, judged by no claim (NaN: no excursion)."""
-    from aqmlab.experiments.psand import K_T
 
     after = df[df.index > t0]["avg"]
     up = after[after > 1.1 * K_T]
@@ -75,7 +67,6 @@ def replicate(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame, dict[tuple[str,
     per scheme (and the K_cur variant of PSAND), one row per replication; per scheme and
     replication, the instant of the post-step peak the recovery is measured from and the
     end of the first excursion (diagnostics); and the runs' store keys."""
-    from aqmlab.experiments import psand as p
 
     runs = RUNS_QUICK if ctx.quick else RUNS_FULL
     var = p.variants()
@@ -291,7 +282,6 @@ def _pm(row: pd.Series, col: str) -> str:
 def kcur_statistics(ctx: Context, main: pd.DataFrame) -> str:
     """Figs. 5-6's statistics for PSAND with the interval-mean K_cur at two flow counts,
     beside the main (EWMA) PSAND and the lowest / highest of the other schemes."""
-    from aqmlab.experiments import psand as p
     from aqmlab.sweep import summarise
 
     ns, runs = ([20, 70], 5) if ctx.quick else ([20, 70], 20)
@@ -368,8 +358,6 @@ def plot_kcur_run(ctx: Context, keys: dict[tuple[str, int], str], path) -> None:
     """Replication 0 of Fig. 3's run for PSAND with each K_cur: the queue and RED's
     average, the K_cur each update used (step), and max_p."""
     import matplotlib.pyplot as plt
-
-    from aqmlab.experiments import psand as p
 
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(3, 1, figsize=(9, 6.6), sharex=True, layout="constrained")

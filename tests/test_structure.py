@@ -1,0 +1,64 @@
+"""Structural rules of the Python package, kept by tests: no import circle among its
+modules (function-level imports included, which hide a circle from Python itself; the PSAND
+reproduction had one until it became a package)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "python" / "aqmlab"
+
+
+def _module(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """The package's modules that a file imports, anywhere in it."""
+    me = _module(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, *([base] if base else [])])
+            names = [base, *(f"{base}.{a.name}" for a in node.names)]
+        else:
+            continue
+        out |= {n for n in names if n in modules and n != me}
+    return out
+
+
+def test_no_import_circle_in_the_package():
+    files = sorted(PKG.rglob("*.py"))
+    modules = {_module(f) for f in files}
+    graph = {_module(f): _imports(f, modules) for f in files}
+    # A package imports its own modules through its __init__: only circles between
+    # modules count, not a module and the package that contains it.
+    for m in graph:
+        graph[m] = {d for d in graph[m] if not m.startswith(d + ".")}
+    state: dict[str, int] = {}
+
+    def visit(m: str, stack: list[str]) -> None:
+        state[m] = 1
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == 1:
+                cycle = [*stack[stack.index(d) :], d] if d in stack else [m, d]
+                raise AssertionError(f"import circle: {' -> '.join(cycle)}")
+            if d not in state:
+                visit(d, [*stack, d])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])

@@ -62,3 +62,18 @@ def test_no_import_circle_in_the_package():
     for m in sorted(graph):
         if m not in state:
             visit(m, [m])
+
+
+# Issue 47's bound: a function longer than this does several things and splits.
+MAX_FUNCTION_LINES = 120
+
+
+def test_no_function_over_120_lines():
+    long = []
+    for f in sorted(PKG.rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text("utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    long.append(f"{f.relative_to(ROOT)}:{node.lineno} {node.name} ({n} lines)")
+    assert not long, long

@@ -575,15 +575,8 @@ def tcp(
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer.
 
-    ``variant`` is "reno", "newreno" (default) or "sack"; ``dupack_response`` "halve"
-    (default) or "retransmit_only" (the REM paper's wireless NewReno); ``recovery``
-    "classic" (default), "prr_ssrb", "prr_crb" or "prr_safe_ack" (RFC 6937 PRR; the last
-    is ns-3.44's, docs/tcp.md); ``partial_ack`` (NewReno) "rfc6582" (default), "ns2.35" or
-    "ns2-2001" (ns-2's partial-ACK and exit rules, docs/tcp.md); ``halving`` "rfc5681"
-    (default: FlightSize / 2), "ns2.35" or "ns2-2001" (ns-2's `slowdown`); ``fr_timer``
-    "keep" (default, RFC 6298) or "restart" (ns-2: the fast retransmit restarts the
-    timer). Unset timer and
-    window fields take ns-2's defaults (docs/tcp.md)."""
+    Every field, its allowed values and its default (ns-2's for timers and windows) are in
+    docs/scenarios.md (`tcp`); each choice between the RFCs and ns-2 is in docs/tcp.md."""
     return _flow(
         "tcp",
         name,

@@ -499,6 +499,46 @@ def _apply(s: dict, p: Mapping[str, Any], variants: Mapping[str, Mapping[str, An
             set_field(s, path, value)
 
 
+def _replication(base_dict, p, r, variants, per_run) -> dict:
+    """Replication r of point p: the base with the point's fields, `simulation.run` = r and
+    what per_run draws for it."""
+    s = copy.deepcopy(base_dict)
+    _apply(s, p, variants)
+    set_field(s, "simulation.run", r)
+    if per_run is not None:
+        drawn = per_run(copy.deepcopy(s))
+        if not isinstance(drawn, Mapping):
+            raise SweepArgumentError(
+                f"per_run returned {drawn!r}: must be a mapping of field paths to values"
+            )
+        for path, value in drawn.items():
+            if path in ("simulation.run", "simulation.seed"):
+                raise SweepArgumentError(
+                    f"per_run set {path!r}: the sweep owns the replication's seed and run"
+                )
+            set_field(s, path, value)
+    return s
+
+
+def _collect(store, version, order, rows, params) -> tuple[pd.DataFrame, list[str]]:
+    """The sweep's runs in point order, from the store (which also holds the runs of an
+    earlier, interrupted call) or from this call's rows; and their keys."""
+    if not store:
+        keys = [k for k in order if k in rows]
+        return pd.DataFrame([rows[k] for k in keys]), keys
+    all_runs = store.runs(version)
+    all_runs = all_runs[all_runs["key"].isin(order)] if not all_runs.empty else all_runs
+    if all_runs.empty:  # every run failed: no rows, as without a store
+        return pd.DataFrame(), []
+    stored = set(all_runs["key"])
+    keys = [k for k in order if k in stored]
+    frame = all_runs.set_index("key").loc[keys]
+    frame = frame.reset_index(drop=True).drop(columns=["engine_version"])
+    # The columns of a sweep without a store: parameters, run, metrics as computed.
+    rest = [c for c in frame.columns if c not in {*params, "run"}]
+    return frame[[*params, "run", *rest]], keys
+
+
 def _sweep(
     base_dict,
     variants,
@@ -537,22 +577,7 @@ def _sweep(
 
     for p in pts:
         for r in range(runs):
-            s = copy.deepcopy(base_dict)
-            _apply(s, p, variants)
-            set_field(s, "simulation.run", r)
-            if per_run is not None:
-                drawn = per_run(copy.deepcopy(s))
-                if not isinstance(drawn, Mapping):
-                    raise SweepArgumentError(
-                        f"per_run returned {drawn!r}: must be a mapping of field paths to values"
-                    )
-                for path, value in drawn.items():
-                    if path in ("simulation.run", "simulation.seed"):
-                        raise SweepArgumentError(
-                            f"per_run set {path!r}: the sweep owns the replication's seed and run"
-                        )
-                    set_field(s, path, value)
-            text = to_toml(s)
+            text = to_toml(_replication(base_dict, p, r, variants, per_run))
             try:
                 canon_text = _core.canonical(text)
             except _core.ScenarioError as e:
@@ -619,23 +644,7 @@ def _sweep(
         if bar is not None:
             bar.stop()
 
-    keys: list[str] = []
-    if store:
-        all_runs = store.runs(version)
-        all_runs = all_runs[all_runs["key"].isin(order)] if not all_runs.empty else all_runs
-        if all_runs.empty:  # every run failed: no rows, as without a store
-            frame = pd.DataFrame()
-        else:
-            stored = set(all_runs["key"])
-            keys = [k for k in order if k in stored]
-            frame = all_runs.set_index("key").loc[keys]
-            frame = frame.reset_index(drop=True).drop(columns=["engine_version"])
-            # The columns of a sweep without a store: parameters, run, metrics as computed.
-            rest = [c for c in frame.columns if c not in {*params, "run"}]
-            frame = frame[[*params, "run", *rest]]
-    else:
-        keys = [k for k in order if k in rows]
-        frame = pd.DataFrame([rows[k] for k in keys])
+    frame, keys = _collect(store, version, order, rows, params)
     return SweepResult(
         params=params,
         runs=frame,

@@ -470,8 +470,20 @@ def _fraction(pred: list[bool]) -> float:
 
 
 def run(ctx: Context) -> list[Claim]:
-    claims: list[Claim] = []
-    # ---- Fig. 2: wired ----------------------------------------------------------------
+    wired, wci, stages = _fig2_runs(ctx)
+    ctx.notes.append("\n".join(CHOICES))
+    ctx.notes.append("\n".join(PROFILE_CHOICES))
+    ctx.notes.append(_tolerance_note())
+    claims = _fig2_queue_claims(wired, wci)
+    claims += _fig2_rate_claims(wired, stages, ctx.quick)
+    wl, wlci, cum = _figs34_runs(ctx)
+    claims += _fig3_claims(wl, wlci)
+    claims += _fig4_claims(wl, cum)
+    return claims
+
+
+def _fig2_runs(ctx: Context) -> tuple[dict, dict, int]:
+    """Fig. 2 (wired): the runs, the per-period table and the figures."""
     stages, period = (4, 20.0) if ctx.quick else (8, 50.0)
     users = PER_STAGE * stages
     base = _base("64Mbps", 120, 1000, stages, period)
@@ -502,10 +514,11 @@ def run(ctx: Context) -> list[Claim]:
         _plot(wired, col, ylabel, p, f"Fig. 2: {ylabel}", **_plot_kw(col))
         ctx.figure(f"Fig. 2 (wired, 64 Mb/s): {ylabel} per period", p)
 
-    ctx.notes.append("\n".join(CHOICES))
-    ctx.notes.append("\n".join(PROFILE_CHOICES))
-    ctx.notes.append(_tolerance_note())
-    dt = wired["DropTail"]
+    return wired, wci, stages
+
+
+def _fig2_queue_claims(wired: dict, wci: dict) -> list[Claim]:
+    claims: list[Claim] = []
     for label in ["REM drop", "REM ECN"]:
         claims.append(_near_b_star(f"fig2 {label} queue near b*", wired[label], wci[label]))
     for label in [
@@ -526,6 +539,12 @@ def run(ctx: Context) -> list[Claim]:
                 unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
             )
         )
+    return claims
+
+
+def _fig2_rate_claims(wired: dict, stages: int, quick: bool) -> list[Claim]:
+    claims: list[Claim] = []
+    dt = wired["DropTail"]
     for mode in ["drop", "ECN"]:
         rem_g = wired[f"REM {mode}"]["goodput"].to_numpy()
         gain = rem_g - dt["goodput"].to_numpy()
@@ -613,7 +632,7 @@ def run(ctx: Context) -> list[Claim]:
         )
     )
     c0, c1 = dt["cwnd"].iloc[0], dt["cwnd"].iloc[-1]
-    if not ctx.quick:
+    if not quick:
         claims.append(
             Claim(
                 "fig2 window 32 → 4",
@@ -628,8 +647,12 @@ def run(ctx: Context) -> list[Claim]:
                 ),
             )
         )
+    return claims
 
-    # ---- Figs. 3-4: wireless --------------------------------------------------------------
+
+def _figs34_runs(ctx: Context) -> tuple[dict, dict, dict]:
+    """Figs. 3-4 (wireless): the runs, the per-period table, the figures and the table of
+    losses by cause."""
     stages, period = (3, 20.0) if ctx.quick else (5, 50.0)
     users = PER_STAGE * stages
     size = 48
@@ -715,7 +738,11 @@ def run(ctx: Context) -> list[Claim]:
             f"{fmt(r['lost_on_link'])} |"
         )
     ctx.notes.append("\n".join(lines))
+    return wl, wlci, cum
 
+
+def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
+    claims: list[Claim] = []
     nr = wl["NewReno/DropTail"]["goodput"].to_numpy()
     for label in ["RED(20:80)", "RED(10:30)", "REM"]:
         g = wl[label]["goodput"].to_numpy()
@@ -770,6 +797,11 @@ def run(ctx: Context) -> list[Claim]:
                 unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
             )
         )
+    return claims
+
+
+def _fig4_claims(wl: dict, cum: dict) -> list[Claim]:
+    claims: list[Claim] = []
     total = {k: float(v.iloc[-1]) for k, v in cum["congestion"].items()}
     ovf_total = {k: float(v.iloc[-1]) for k, v in cum["overflow"].items()}
     order = total["NewReno/DropTail"] > total["RED(20:80)"] > max(total["REM"], total["RED(10:30)"])

@@ -304,10 +304,36 @@ def _statistics(
 
 
 def run(ctx: Context) -> list[Claim]:
-    claims: list[Claim] = []
     ctx.notes.append(tolerance_note())
     ctx.notes.append(profile_note())
-    # ---- Figs. 3-4 ------------------------------------------------------------------
+    claims = _figs34(ctx)
+    ns, runs = ([20, 70], 5) if ctx.quick else ([10, 20, 30, 50, 70, 100], 100)
+    s = _statistics(ctx, ns, runs)
+    ctx.notes.append(f"Figs. 5-6: {runs} replications per point, flows {ns}, 95% CIs in the plots.")
+    _figs56_plots(ctx, s, ns)
+    claims += _figs56_claims(s, ns)
+    lines = [
+        "Figs. 5-6 means by scheme and number of additional flows:",
+        "",
+        "| flows | scheme | " + " | ".join(STATS.values()) + " |",
+        "|---:|---|" + "---:|" * len(STATS),  # numbers right-aligned
+    ]
+    for _, r in s.sort_values(["flows", "variant"]).iterrows():
+        lines.append(
+            f"| {int(r['flows'])} | {r['variant']} | "
+            + " | ".join(fmt(r[f"{c}:mean"]) for c in [*STATS])
+            + " |"
+        )
+    ctx.notes.append("\n".join(lines))
+    _sensitivity(ctx, s)
+    ctx.notes.append(psand_fig3.kcur_statistics(ctx, s))
+    return claims
+
+
+def _figs34(ctx: Context) -> list[Claim]:
+    """Figs. 3-4: the dynamics runs (20, 70 and 100 additional flows at 50 s), Fig. 3 over
+    replications, max_p, and their claims."""
+    claims: list[Claim] = []
     dyn20 = _dynamics(ctx, 20)
     rec = {name: _recovery(df) for name, df in dyn20.items() if name != "RED"}
     _plot_dynamics(dyn20, ctx.out / "fig3.png", "Fig. 3: 20 additional flows at 50 s", rec)
@@ -363,10 +389,11 @@ def run(ctx: Context) -> list[Claim]:
     ctx.notes.append(_bounds_note(dyns))
     claims += _fig4_claims(dyn70, "fig4")
     claims += _fig4_claims(dyn100, "fig4 (100 flows)")
-    # ---- Figs. 5-6 ------------------------------------------------------------------
-    ns, runs = ([20, 70], 5) if ctx.quick else ([10, 20, 30, 50, 70, 100], 100)
-    s = _statistics(ctx, ns, runs)
-    ctx.notes.append(f"Figs. 5-6: {runs} replications per point, flows {ns}, 95% CIs in the plots.")
+    return claims
+
+
+def _figs56_plots(ctx: Context, s: pd.DataFrame, ns: list[int]) -> None:
+    """Figs. 5-6: one figure per statistic against the number of additional flows."""
     prob = {"bounds": (0, 1), "yspan": (0, None)}
     for col, label, fig, kw in [
         ("var", "variance of the queue (packets²)", "fig5a", {"bounds": (0, None)}),
@@ -398,6 +425,11 @@ def run(ctx: Context) -> list[Claim]:
             f"{fig}: {label} against the number of flows (95% CI)",
             ctx.out / f"{fig}.png",
         )
+
+
+def _figs56_claims(s: pd.DataFrame, ns: list[int]) -> list[Claim]:
+    """Figs. 5-6's claims: PSAND against the best of the others at each flow count."""
+    claims: list[Claim] = []
     tab = s.pivot(index="flows", columns="variant")
     others = [k for k in SCHEMES if k != "PSAND"]
 
@@ -497,21 +529,6 @@ def run(ctx: Context) -> list[Claim]:
         ),
     ]:
         claims.append(Claim(cid, says, value, at_least(bound), needs_full_size=FIGS56_FULL))
-    lines = [
-        "Figs. 5-6 means by scheme and number of additional flows:",
-        "",
-        "| flows | scheme | " + " | ".join(STATS.values()) + " |",
-        "|---:|---|" + "---:|" * len(STATS),  # numbers right-aligned
-    ]
-    for _, r in s.sort_values(["flows", "variant"]).iterrows():
-        lines.append(
-            f"| {int(r['flows'])} | {r['variant']} | "
-            + " | ".join(fmt(r[f"{c}:mean"]) for c in [*STATS])
-            + " |"
-        )
-    ctx.notes.append("\n".join(lines))
-    _sensitivity(ctx, s)
-    ctx.notes.append(psand_fig3.kcur_statistics(ctx, s))
     return claims
 
 

@@ -68,7 +68,8 @@ CHOICES = [
     "names only the bottleneck's buffer, and those ports never fill.",
     "TCP: NewReno with ECN (the paper says FTP/TCP with ECN; ns-2's default Agent/TCP is "
     "Tahoe, which aqmlab does not model), ns-2.26 defaults: profile ns2-2001 plus 10 ms "
-    "clock, limited transmit and 40-byte headers; window 20 (ns-2 window_). From the "
+    "clock, limited transmit and 40-byte headers; window 20 (ns-2 window_); NewReno's "
+    "recovery as ns-2 of 2001 (`partial_ack`, `halving`, `fr_timer`: docs/profiles.md). From the "
     "profile, ns-2's response to a mark (`ecn_backoff`: the window halves to 1 or 0 and "
     "waits for the timer) and ECN-capable retransmissions: with 320 flows a floor of 2 "
     "segments each (Linux, ns-3) would be 640 packets, more than the path and buffer hold "

@@ -120,7 +120,9 @@ CHOICES = [
     "TCP: ns-2's default Agent/TCP is Tahoe, which aqmlab lacks; we use Reno, the "
     "ns-2-era variant nearest to it (Tahoe plus fast recovery; with several losses in a "
     "window it falls back to a timeout as Tahoe does), ns-2.26 as aqmlab expresses it "
-    "(profile ns2-2001, 10 ms clock, limited transmit), window_ 20, no delayed ACKs, "
+    "(profile ns2-2001, whose ns-2 rules halve the integer window, `halving`, and restart "
+    "the timer at a fast retransmit, `fr_timer`, docs/profiles.md; 10 ms clock, limited "
+    "transmit), window_ 20, no delayed ACKs, "
     "1000-byte payloads + 40 B headers on the wire. Each session is a bulk (FTP) transfer "
     "for its whole duration.",
     "Sessions: per replication from a PCG64 stream of (seed, run): source uniform over "

@@ -102,7 +102,8 @@ CHOICES = [
     "defaults unless a sensitivity section varies them).",
     f"Every other queue (access links both ways, the ACK directions, egress) DropTail with "
     f"ns-2's default limit_ of {OTHER_LIMIT} packets.",
-    "TCP: NewReno, ns-2.26 as aqmlab expresses it (profile ns2-2001 plus 10 ms clock and "
+    "TCP: NewReno, ns-2.26 as aqmlab expresses it (profile ns2-2001, with NewReno's recovery "
+    "as ns-2 of 2001: `partial_ack`, `halving`, `fr_timer`, docs/profiles.md; plus 10 ms clock and "
     "limited transmit; window 20, no delayed ACKs, no ECN: the paper mentions none). The "
     "paper's 1000-byte packets are ns-2's packetSize_ with useHeaders_: 1040 B on the wire "
     "(40 B of TCP/IP header), as in the PSAND and BIO reproductions; experiment (c)'s "

@@ -60,6 +60,12 @@ NS226 = [
         "ns-2.26 minrto_ 1, rtxcur_init_ 6, maxrto_ 100000: unchanged since 2.1b8a",
     ),
     (
+        "TCP halving / fr_timer",
+        '"ns2-2001" / "restart" (from the profile)',
+        "ns-2.26 slowdown() halves the integer window (precisionReduce_ came in 2006) and "
+        "dupack_action restarts the timer (docs/profiles.md, 'Measured against ns-2.35')",
+    ),
+    (
         "TCP delayed_ack",
         "false (from the profile)",
         "Agent/TCPSink/Sack1: one ACK per packet",

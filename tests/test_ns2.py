@@ -349,3 +349,30 @@ def test_ared_is_ns2s_adaptive_red_with_every_switch_written():
     ]:
         assert f"$q(2) set {want}\n" in q, want
     assert "$q(2) set adaptive_ 0\n" not in q
+
+
+@needs_ns
+def test_reproduce_ns2_adds_a_section_per_configuration(tmp_path):
+    # The frame runs every configuration of the reproduction's sweeps in ns-2.35 as well;
+    # without --ns2 the report has no such section (its bytes are the digests' business).
+    assert main(["reproduce", "tcp_dumbbell", "--quick", "--ns2", "--no-progress",
+                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    md = (tmp_path / "tcp_dumbbell" / "report.md").read_text()
+    part = md.split("## ns-2.35 beside aqmlab", 1)[1]
+    heads = [line for line in part.splitlines() if line.startswith("### ")]
+    assert len(heads) >= 2 and all("flows" in h for h in heads)
+    assert f"{len(heads)} of {len(heads)} configurations run in ns-2.35" in part
+    assert "| utilization |" in part and "metrics differ" in part
+
+
+def test_reproduce_ns2_without_ns_says_how_to_install_it(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(ns2.run.__globals__["shutil"], "which", lambda _: None)
+    assert main(["reproduce", "tcp_dumbbell", "--quick", "--ns2", "--out", str(tmp_path)]) == 4
+    assert capsys.readouterr().err.strip() == f"error: {ns2.INSTALL_HINT}"
+
+
+def test_what_ns2_cannot_run_is_grouped_in_a_report():
+    from aqmlab.reproduce import _grouped
+
+    problems = [(f"flows[{i}].recovery", "PRR") for i in range(3)] + [("links[0].loss", "GE")]
+    assert _grouped(problems) == ["- `flows[*].recovery` (3 of them): PRR", "- `links[0].loss`: GE"]

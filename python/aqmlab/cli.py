@@ -196,12 +196,19 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.ns2:
+        from aqmlab import ns2
+
+        if not ns2.available():
+            print(f"error: {ns2.INSTALL_HINT}", file=sys.stderr)
+            return 4
     done = reproduce(
         args.paper,
         quick=args.quick,
         out=args.out,
         workers=args.workers,
         progress=not args.no_progress,
+        ns2=args.ns2,
     )
     for name, (held, total, path) in done.items():
         print(f"{name}: {held} of {total} claims hold; report {path} (and report.html)")
@@ -315,6 +322,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--workers", type=int, help="local processes (default: all cores)")
     rp.add_argument("--list", action="store_true", help="list the registered reproductions")
     rp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rp.add_argument(
+        "--ns2",
+        action="store_true",
+        help="also run every configuration in ns-2.35 where it can (a section per "
+        "configuration in the report)",
+    )
     rp.set_defaults(func=cmd_reproduce)
 
     c = sub.add_parser(

@@ -50,9 +50,17 @@ def _aqmlab_tables(res: aqmlab.Results) -> tuple[pd.DataFrame, pd.DataFrame]:
     return q, res.flows
 
 
-def _replication(scenario: dict[str, Any], k: int) -> dict[str, Any]:
+def _replication(
+    scenario: dict[str, Any], k: int, per_run: Callable[[dict], Any] | None = None
+) -> dict[str, Any]:
+    """Replication k as both simulators run it: `simulation.run` = k, what ``per_run``
+    draws for it (a sweep's start times), and the canonical form's expanded draws."""
+    from aqmlab.sweep import set_field
+
     s = copy.deepcopy(scenario)
     s.setdefault("simulation", {})["run"] = k
+    for path, value in (per_run(copy.deepcopy(s)) if per_run else {}).items():
+        set_field(s, path, value)
     return aqmlab.canonical(s)
 
 
@@ -140,14 +148,16 @@ def crosscheck(
     scenario: ScenarioLike,
     runs: int = 5,
     *,
+    per_run: Callable[[dict], Any] | None = None,
     all_queues: bool = False,
     workers: int | None = None,
 ) -> Crosscheck:
-    """Runs the scenario ``runs`` times in each simulator and compares every metric."""
+    """Runs the scenario ``runs`` times in each simulator and compares every metric;
+    ``per_run`` draws each replication's own fields as a sweep's does."""
     if runs < 1:
         raise ValueError(f"runs = {runs}: must be at least 1")
     base = load(scenario) if isinstance(scenario, (str, os.PathLike)) else dict(scenario)
-    reps = [_replication(base, k) for k in range(runs)]
+    reps = [_replication(base, k, per_run) for k in range(runs)]
     ns2.translate(reps[0])  # Unsupported before anything runs
     if not ns2.available():
         raise ns2.NotInstalled(ns2.INSTALL_HINT)

@@ -249,6 +249,10 @@ class Context:
     notes: list[str] = field(default_factory=list)
     # The reproduction-wide progress bar that every sweep of this experiment feeds.
     sink: ReproductionProgress | None = None
+    # `reproduce --ns2`: every configuration of every sweep also runs in ns-2.35, where it
+    # can, and the report gets a section per configuration (crosscheck's tables).
+    ns2: bool = False
+    ns2_sections: list[str] = field(default_factory=list)
 
     @property
     def db(self) -> Path:
@@ -264,7 +268,42 @@ class Context:
         if self.progress and self.sink is not None:
             self.sink.phase = phase
             progress = self.sink
-        return sweep(base, grid, db=self.db, workers=self.workers, progress=progress, **kw)
+        res = sweep(base, grid, db=self.db, workers=self.workers, progress=progress, **kw)
+        if self.ns2:
+            self._beside_ns2(base, grid, phase, kw)
+        return res
+
+    def _beside_ns2(self, base, grid, phase: str, kw: dict) -> None:
+        """Each configuration of a sweep in ns-2.35 beside aqmlab (aqmlab.crosscheck, with
+        the sweep's replications and start draws), or why ns-2.35 cannot run it."""
+        import copy
+
+        from aqmlab import ns2
+        from aqmlab.crosscheck import crosscheck
+        from aqmlab.scenario import load
+        from aqmlab.sweep import _apply, points
+
+        variants = kw.get("variants")
+        pts = points(grid, kw.get("zipped"))
+        if variants is not None:
+            pts = [{**p, "variant": v} for p in pts for v in variants]
+        base = copy.deepcopy(dict(base)) if isinstance(base, dict) else load(base)
+        for p in pts:
+            s = copy.deepcopy(base)
+            _apply(s, p, variants)
+            label = ", ".join(f"{k} = {v}" for k, v in p.items()) or "the scenario"
+            head = f"### {phase}: {label}"
+            try:
+                cc = crosscheck(
+                    s, runs=kw.get("runs", 1), per_run=kw.get("per_run"), workers=self.workers
+                )
+            except ns2.Unsupported as e:
+                self.ns2_sections.append(
+                    "\n".join([head, "", "Not runnable in ns-2.35:", *_grouped(e.problems)])
+                )
+                continue
+            body = cc.markdown().replace("\n### ", "\n#### ").removeprefix("### ")
+            self.ns2_sections.append(f"{head}\n\n#### {body}")
 
     def timeseries(self, key: str):
         """The time series of one run of this experiment's sweeps (``SweepResult.keys``)."""
@@ -368,6 +407,37 @@ def render_html(md_text: str, title: str) -> str:
     )
 
 
+def _grouped(problems: list[tuple[str, str]]) -> list[str]:
+    """What ns-2.35 cannot run, one line per kind: `flows[*].x` stands for every flow."""
+    import re
+
+    groups: dict[tuple[str, str], list[str]] = {}
+    for path, what in problems:
+        groups.setdefault((re.sub(r"\[\d+\]", "[*]", path), what), []).append(path)
+    return [
+        f"- `{star}` ({len(paths)} of them): {what}"
+        if len(paths) > 1
+        else f"- `{paths[0]}`: {what}"
+        for (star, what), paths in groups.items()
+    ]
+
+
+def _ns2_part(ctx: Context) -> list[str]:
+    """The report's ns-2.35 section (`reproduce --ns2`): one entry per configuration."""
+    runnable = sum("Not runnable in ns-2.35" not in s for s in ctx.ns2_sections)
+    return [
+        "## ns-2.35 beside aqmlab",
+        "",
+        f"Every configuration of this reproduction's sweeps, run in ns-2.35 as well "
+        f"(`aqmlab crosscheck`, docs/ns2.md: the same start times, the sweep's replications; "
+        f"a metric is flagged where the 95% intervals are apart and the means more than 5%): "
+        f"{runnable} of {len(ctx.ns2_sections)} configurations run in ns-2.35; the others "
+        "use what ns-2.35 lacks, listed with each.",
+        "",
+        *[x for s in ctx.ns2_sections for x in (s, "")],
+    ]
+
+
 def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: float) -> Path:
     """report.md, and report.html rendered from it: one source, two outputs."""
     rows = [(c, *_judged(c, ctx.quick)) for c in claims]
@@ -390,6 +460,8 @@ def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: fl
     md.append("")
     for note in ctx.notes:
         md += [note, ""]
+    if ctx.ns2:
+        md += _ns2_part(ctx)
     for caption, path in ctx.figures:
         md += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
     text = "\n".join(md)
@@ -405,6 +477,7 @@ def reproduce(
     out: str | Path = "results/reproduce",
     workers: int | None = None,
     progress: bool = True,
+    ns2: bool = False,
 ) -> dict[str, tuple[int, int, Path]]:
     """Runs one registered experiment (or all of them, at quick size when ``name`` is
     None) and writes their reports. Returns {name: (claims held, claims, report path)}."""
@@ -418,7 +491,9 @@ def reproduce(
     for n in names:
         exp = reg[n]
         sink = ReproductionProgress(n) if progress else None
-        ctx = Context(out=Path(out) / n, quick=quick, workers=workers, progress=progress, sink=sink)
+        ctx = Context(
+            out=Path(out) / n, quick=quick, workers=workers, progress=progress, sink=sink, ns2=ns2
+        )
         ctx.out.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         try:

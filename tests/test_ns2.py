@@ -49,6 +49,12 @@ def script(s: dict) -> str:
     return ns2.translate(aqmlab.canonical(s)).tcl
 
 
+def bottleneck_tcl(aqm: dict, limit: int) -> str:
+    """The lines that set up r -> b's queue (queue 2) in the script of `line()`."""
+    tcl = script(line(queue=sc.queue(limit_pkts=limit, aqm=aqm)))
+    return re.search(r"set q\(2\) .*?(?=set qm\(2\))", tcl, re.S).group(0)
+
+
 # -- the translation -------------------------------------------------------------------
 
 
@@ -101,8 +107,7 @@ def test_red_refusals_name_the_field_and_the_way_out():
 
 def test_every_red_parameter_is_written():
     red = sc.red(20, 80, max_p=0.05, w_q=0.002, gentle=True, ns2_qlen_guard=True, ecn=True)
-    tcl = script(line(queue=sc.queue(limit_pkts=120, aqm=red)))
-    q = re.search(r"set q\(2\) .*?(?=set qm\(2\))", tcl, re.S).group(0)
+    q = bottleneck_tcl(red, 120)
     for want in [
         "thresh_ 20.0",
         "maxthresh_ 80.0",
@@ -333,8 +338,7 @@ def test_what_ns2_does_not_measure_is_not_compared():
 
 def test_ared_is_ns2s_adaptive_red_with_every_switch_written():
     ared = sc.ared(target_delay="10ms", alpha=0.02, ns2_qlen_guard=True)
-    tcl = script(line(queue=sc.queue(limit_pkts=100, aqm=ared)))
-    q = re.search(r"set q\(2\) .*?(?=set qm\(2\))", tcl, re.S).group(0)
+    q = bottleneck_tcl(ared, 100)
     for want in [
         "adaptive_ 1",
         "targetdelay_ 0.01",

@@ -6,6 +6,7 @@ import math
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,8 +69,6 @@ def run(scenario: aqmlab.scenario.ScenarioLike, *, keep: str | Path | None = Non
     c = aqmlab.canonical(scenario)
     sim = c["simulation"]
     script = translate(c, rng_seed=rng_seed(sim["seed"], sim["run"]))
-    import time
-
     with tempfile.TemporaryDirectory(prefix="aqmlab-ns2-") as tmp:
         d = Path(keep) if keep is not None else Path(tmp)
         d.mkdir(parents=True, exist_ok=True)

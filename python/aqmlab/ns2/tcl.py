@@ -543,9 +543,35 @@ proc finished {{i}} {{
 """
 
 SNAPSHOT = """\
+# ns-2's byte counters (QueueMonitor barrivals_/bdepartures_, LossMonitor bytes_) are
+# 32-bit ints: 400 s at 64 Mb/s wraps them. Every `tick` seconds, fewer than 2^31 bytes
+# can pass, so each counter's advance, taken modulo 2^32, is exact; Tcl adds them up.
+proc counters {} {
+    global qm sink nq udps
+    set c {}
+    for {set k 0} {$k < $nq} {incr k} {
+        lappend c "q$k,a" [$qm($k) set barrivals_] "q$k,d" [$qm($k) set bdepartures_]
+    }
+    foreach i $udps { lappend c "u$i" [$sink($i) set bytes_] }
+    return $c
+}
+proc accumulate {} {
+    global bacc bprev
+    foreach {key now} [counters] {
+        if {![info exists bprev($key)]} { set bprev($key) 0; set bacc($key) 0 }
+        set bacc($key) [expr {$bacc($key) + (($now - $bprev($key)) & 0xFFFFFFFF)}]
+        set bprev($key) $now
+    }
+}
+proc tick {dt} {
+    global ns
+    accumulate
+    $ns at [expr {[$ns now] + $dt}] "tick $dt"
+}
 proc snapshot {tag} {
-    global ns qm q tcp sink lm nq tcps udps
+    global ns qm q tcp sink lm nq tcps udps bacc
     set now [$ns now]
+    accumulate
     puts "S $tag $now"
     for {set k 0} {$k < $nq} {incr k} {
         set m $qm($k)
@@ -556,7 +582,7 @@ proc snapshot {tag} {
         set lost 0
         if {[info exists lm($k)]} { set lost [$lm($k) set npkts_] }
         puts "Q $tag $k [$m set parrivals_] [$m set pdepartures_] [$m set pdrops_]\
- [$m set epdrops_] [$m set pmarks_] [$m set barrivals_] [$m set bdepartures_]\
+ [$m set epdrops_] [$m set pmarks_] $bacc(q$k,a) $bacc(q$k,d)\
  [$pi set sum_] [$bi set sum_] $lost"
     }
     foreach i $tcps {
@@ -565,7 +591,7 @@ proc snapshot {tag} {
  [$t set ack_] [$t set ncwndcuts_]"
     }
     foreach i $udps {
-        puts "U $tag $i [$sink($i) set npkts_] [$sink($i) set bytes_] [$sink($i) set nlost_]"
+        puts "U $tag $i [$sink($i) set npkts_] $bacc(u$i) [$sink($i) set nlost_]"
     }
 }
 """
@@ -591,6 +617,9 @@ def translate(canonical: dict[str, Any], *, rng_seed: int = 1, what: str = "") -
     w.emit(f"set tcps {{{' '.join(tcps)}}}")
     w.emit(f"set udps {{{' '.join(udps)}}}")
     w.emit(SNAPSHOT)
+    # Under 2^31 bytes per tick on the fastest link (2^30 B: a margin of two).
+    fastest = max([q["bps"] for q in w.queues], default=1)
+    w.emit(f'$ns at 0.0 "tick {_tcl_num(min(1.0, 2**30 * 8 / fastest))}"')
     w.emit(f'$ns at {_tcl_num(warmup / 1e9)} "snapshot W"')
     w.emit(f'$ns at {_tcl_num(duration / 1e9)} "snapshot E; exit 0"')
     w.emit("$ns run")

@@ -1,5 +1,5 @@
-//! Properties every AQM must have (../shared/validation.md, "Conservation" and the
-//! regression list), run for each AQM in packet and in byte mode:
+//! Properties every AQM must have (conservation, and the regressions each AQM's page in
+//! docs/aqm/ lists), run for each AQM in packet and in byte mode:
 //! - with unresponsive traffic at 1.25× the link's capacity the loss fraction tends to 0.2
 //!   whatever the AQM (the link stays busy, so exactly the excess is lost);
 //! - every probability the AQM reports in its metrics stays in [0, 1];

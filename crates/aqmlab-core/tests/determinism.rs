@@ -1,5 +1,4 @@
-//! Determinism and conservation (docs: `/work/shared/validation.md`, "Determinism" and
-//! "Conservation").
+//! Determinism and conservation (docs/architecture.md, "Engine tests"):
 //!
 //! - Same scenario + seed ⇒ identical `RunResults`, time series included.
 //! - Another replication index or seed ⇒ different results.

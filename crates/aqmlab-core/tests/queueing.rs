@@ -1,5 +1,5 @@
-//! Queueing-theory validation (docs: `/work/shared/validation.md`, "Queueing theory" and
-//! "Conservation"): the engine must reproduce exact analytic numbers, not orderings.
+//! Queueing-theory validation (M/M/1/K and M/D/1, Kleinrock, "Queueing Systems", vol. 1,
+//! 1975, and conservation): the engine must reproduce exact analytic numbers, not orderings.
 //!
 //! - M/M/1/K for the four rows of the table: drop fraction and mean number in system L.
 //! - M/D/1: mean wait in the buffer Wq = ρS / (2(1-ρ)).

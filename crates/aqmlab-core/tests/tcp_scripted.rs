@@ -1,6 +1,6 @@
 //! TCP acceptance tests with deterministic, scripted losses and CE marks on real engine
-//! scenarios (docs/tcp.md; RFC 5681, 6582, 6675, 6298, 3168 and ns-2 as summarised in
-//! /work/shared/algorithms.md §14). The pure-sender counterparts (exact cwnd/ssthresh,
+//! scenarios (docs/tcp.md; RFC 5681, 6582, 6675, 6298, 3168, and ns-2.35's `tcp/tcp.cc`,
+//! `tcp-reno.cc`, `tcp-newreno.cc` as docs/tcp.md compares them). The pure-sender counterparts (exact cwnd/ssthresh,
 //! CWR, RTO deadlines) are the unit tests at the bottom of `src/tcp/sender.rs`.
 //!
 //! # The path

@@ -1,4 +1,4 @@
-//! TCP validation against the analytic models (docs: `/work/shared/validation.md`, "TCP"):
+//! TCP validation against the analytic models, each case with its tolerance:
 //!
 //! 1. Mathis et al.: one long-lived NewReno flow over an i.i.d. Bernoulli loss link,
 //!    B = (MSS/RTT)·√(3/2)/√p within 10% for p ∈ {1e-3, 2e-3, 5e-3}, ≥ 10⁴ loss events each.

@@ -1,5 +1,5 @@
-"""M/M/1/K against queueing theory (../shared/validation.md): drop fraction and mean number
-in system for the four tabulated (ρ, K) rows, through a sweep with replications."""
+"""M/M/1/K against queueing theory (Kleinrock, "Queueing Systems", vol. 1, 1975, §3.6): drop
+fraction and mean number in system for four (ρ, K) rows, through a sweep with replications."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """N equal-RTT NewReno flows on one DropTail bottleneck: fairness, utilisation and loss as
-N grows (../shared/validation.md, TCP)."""
+N grows (the TCP validation cases of docs/tcp.md)."""
 
 from __future__ import annotations
 

@@ -64,9 +64,11 @@ def _replication(
     return aqmlab.canonical(s)
 
 
-def _one(c: dict[str, Any], sim: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _one(c: dict[str, Any], sim: str, cache: Any = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     if sim == "ns2":
-        r = ns2.run(c)
+        # With a cache, the time series too: the same script as a reproduction's ns-2.35
+        # pass runs, so each replication runs in ns-2 once (sampling changes no result).
+        r = ns2.run(c, series=cache is not None, cache=cache)
         return r.queues, r.flows
     return _aqmlab_tables(aqmlab.run(c))
 
@@ -151,9 +153,11 @@ def crosscheck(
     per_run: Callable[[dict], Any] | None = None,
     all_queues: bool = False,
     workers: int | None = None,
+    ns2_cache: str | os.PathLike | None = None,
 ) -> Crosscheck:
     """Runs the scenario ``runs`` times in each simulator and compares every metric;
-    ``per_run`` draws each replication's own fields as a sweep's does."""
+    ``per_run`` draws each replication's own fields as a sweep's does. ``ns2_cache``: a
+    directory of ns-2 outputs to reuse and fill (``aqmlab.ns2.run``'s ``cache``)."""
     if runs < 1:
         raise ValueError(f"runs = {runs}: must be at least 1")
     base = load(scenario) if isinstance(scenario, (str, os.PathLike)) else dict(scenario)
@@ -163,7 +167,7 @@ def crosscheck(
         raise ns2.NotInstalled(ns2.INSTALL_HINT)
     jobs = [(c, sim) for c in reps for sim in ("ns2", "aqmlab")]
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        results = list(pool.map(lambda j: _one(*j), jobs))
+        results = list(pool.map(lambda j: _one(*j, ns2_cache), jobs))
     values: dict[tuple[str, str, str], list[float]] = {}
     order: list[tuple[str, str]] = []
     for (_, sim), (queues, flows) in zip(jobs, results, strict=True):

@@ -41,6 +41,10 @@ class Claim:
     check: Callable[[Any], tuple[bool, str]]
     unit: str = ""
     needs_full_size: str = ""
+    #: The configurations (sweep variant labels) whose runs the measured value is computed
+    #: from; None: every configuration of the reproduction. The ns-2.35 pass judges a
+    #: claim only when ns-2.35 runs all of them (aqmlab.reproduce_ns2).
+    uses: tuple[str, ...] | None = None
 
     def verdict(self) -> tuple[bool, str]:
         try:
@@ -253,6 +257,13 @@ class Context:
     # can, and the report gets a section per configuration (crosscheck's tables).
     ns2: bool = False
     ns2_sections: list[str] = field(default_factory=list)
+    # The ns-2.35 pass (aqmlab.reproduce_ns2): its findings, and aqmlab's store, whose runs
+    # give the rows' order and columns.
+    ns2_pass: Any = None
+    aqmlab_db: Path | None = None
+    # ns-2.35's outputs by script, shared by both passes and kept for a resumed run.
+    ns2_cache: Path | None = None
+    ns2_figures: list[tuple[str, Path]] = field(default_factory=list)
 
     @property
     def db(self) -> Path:
@@ -264,6 +275,10 @@ class Context:
         names it on the reproduction's progress bar ("Fig. 2 (wired)")."""
         from aqmlab.sweep import sweep
 
+        if self.ns2_pass is not None:
+            from aqmlab import reproduce_ns2
+
+            return reproduce_ns2.sweep(self, base, grid, phase, kw)
         progress: bool | ReproductionProgress = self.progress
         if self.progress and self.sink is not None:
             self.sink.phase = phase
@@ -295,7 +310,11 @@ class Context:
             head = f"### {phase}: {label}"
             try:
                 cc = crosscheck(
-                    s, runs=kw.get("runs", 1), per_run=kw.get("per_run"), workers=self.workers
+                    s,
+                    runs=kw.get("runs", 1),
+                    per_run=kw.get("per_run"),
+                    workers=self.workers,
+                    ns2_cache=self.ns2_cache,
                 )
             except ns2.Unsupported as e:
                 self.ns2_sections.append(
@@ -308,6 +327,9 @@ class Context:
     def timeseries(self, key: str):
         """The time series of one run of this experiment's sweeps (``SweepResult.keys``)."""
         from aqmlab.store import Store
+
+        if self.ns2_pass is not None:
+            return self.ns2_pass.series[key].copy()
 
         with Store(self.db) as st:
             return st.timeseries(key)
@@ -438,11 +460,22 @@ def _ns2_part(ctx: Context) -> list[str]:
     ]
 
 
-def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: float) -> Path:
-    """report.md, and report.html rendered from it: one source, two outputs."""
+def write_report(
+    exp: Experiment,
+    ctx: Context,
+    claims: list[Claim],
+    seconds: float,
+    ns2_att: dict[str, Any] | None = None,
+) -> Path:
+    """report.md, and report.html rendered from it: one source, two outputs. ``ns2_att``:
+    each claim's ns-2.35 attribution (`reproduce --ns2`), two more columns."""
     rows = [(c, *_judged(c, ctx.quick)) for c in claims]
     size = "quick" if ctx.quick else "full"
     summary = _summary([(c, ok, shown, rule) for c, ok, shown, rule in rows], ctx.quick)
+    if ns2_att is not None:
+        from aqmlab import reproduce_ns2
+
+        summary += " " + reproduce_ns2.summary(ns2_att)
     md = [
         f"# {exp.title}",
         "",
@@ -452,11 +485,18 @@ def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: fl
     ]
     if exp.description:
         md += [exp.description, ""]
-    md += ["| claim | paper says | we measured | holds? | how judged |", "|---|---|---|---|---|"]
+    head = "| claim | paper says | we measured | holds? | how judged |"
+    if ns2_att is not None:
+        head += " ns-2.35 measured | in ns-2.35 |"
+    md += [head, "|---" * head.count(" |") + "|"]
     for c, _ok, shown, rule in rows:
         measured = f"{fmt(c.measured)} {c.unit}".strip()
-        cells = [_cell(x) for x in (c.id, c.says, measured, shown, rule)]
-        md.append("| " + " | ".join(cells) + " |")
+        texts = [c.id, c.says, measured, shown, rule]
+        if ns2_att is not None:
+            a = ns2_att[c.id]
+            shown = "" if a.measured is None else f"{fmt(a.measured)} {a.unit}".strip()
+            texts += [shown, a.text]
+        md.append("| " + " | ".join(_cell(x) for x in texts) + " |")
     md.append("")
     for note in ctx.notes:
         md += [note, ""]
@@ -464,10 +504,47 @@ def write_report(exp: Experiment, ctx: Context, claims: list[Claim], seconds: fl
         md += _ns2_part(ctx)
     for caption, path in ctx.figures:
         md += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
+    if ctx.ns2_figures:
+        md += ["## The figures from ns-2.35's runs", ""]
+        for caption, path in ctx.ns2_figures:
+            cap = f"ns-2.35: {caption}"
+            md += [f"![{cap}](ns2/{path.name})", "", f"*{cap}*", ""]
     text = "\n".join(md)
     (ctx.out / "report.md").write_text(text, "utf-8")
     (ctx.out / "report.html").write_text(render_html(text, exp.title), "utf-8")
     return ctx.out / "report.md"
+
+
+def _ns2_pass(exp: Experiment, ctx: Context, claims: list[Claim]) -> dict[str, Any]:
+    """The reproduction again with ns-2.35 as its simulator (aqmlab.reproduce_ns2); its
+    figures go to ns2/ beside the report. Returns each claim's attribution."""
+    from aqmlab import reproduce_ns2
+
+    p = reproduce_ns2.Ns2Pass()
+    ctx_n = Context(
+        out=ctx.out / "ns2",
+        quick=ctx.quick,
+        workers=ctx.workers,
+        progress=ctx.progress,
+        sink=ctx.sink,
+        ns2_pass=p,
+        aqmlab_db=ctx.db,
+        ns2_cache=ctx.ns2_cache,
+    )
+    ctx_n.out.mkdir(parents=True, exist_ok=True)
+    error = None
+    claims_n: list[Claim] = []
+    try:
+        claims_n = exp.run(ctx_n)
+    except reproduce_ns2.NotRunnableInNs2 as e:
+        error = str(e)
+    except Exception as e:  # the aqmlab report is still written, with the reason
+        import traceback
+
+        (ctx_n.out / "error.txt").write_text(traceback.format_exc(), "utf-8")
+        error = f"the ns-2.35 pass stopped ({type(e).__name__}: {e}; ns2/error.txt)"
+    ctx.ns2_figures = [(cap, path) for cap, path in ctx_n.figures]
+    return reproduce_ns2.attribute(claims, claims_n, p, error)
 
 
 def reproduce(
@@ -496,12 +573,17 @@ def reproduce(
         )
         ctx.out.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
+        att = None
         try:
+            if ns2:
+                ctx.ns2_cache = ctx.out / "ns2-cache"
             claims = exp.run(ctx)
+            if ns2:
+                att = _ns2_pass(exp, ctx, claims)
         finally:
             if sink is not None:
                 sink.close()
-        path = write_report(exp, ctx, claims, time.perf_counter() - t0)
+        path = write_report(exp, ctx, claims, time.perf_counter() - t0, att)
         held = sum(c.verdict()[0] for c in claims)
         done[n] = (held, len(claims), path)
     return done

@@ -318,6 +318,10 @@ def run_points(ctx: Context, pts: dict[str, tuple[Point, int]]):
 
     from aqmlab import _core
 
+    if ctx.ns2_pass is not None:
+        from aqmlab.reproduce_ns2 import NotRunnableInNs2
+
+        raise NotRunnableInNs2("every configuration runs the CIOQ switch (ns-2.35 has none)")
     path = ctx.out / ("cioq_runs_quick.json" if ctx.quick else "cioq_runs.json")
     done: dict[str, dict[str, float]] = json.loads(path.read_text()) if path.exists() else {}
     # The key holds a hash of the configuration's scenario: a changed model is never mixed

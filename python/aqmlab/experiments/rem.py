@@ -429,10 +429,22 @@ def run(ctx: Context) -> list[Claim]:
     ctx.notes.append(_tolerance_note())
     claims = _fig2_queue_claims(wired, wci)
     claims += _fig2_rate_claims(wired, stages, ctx.quick)
+    # Each Fig. 2 claim compares the wired configurations: it reads all of them (the
+    # ns-2.35 pass runs them all). Figs. 3-4's name what each reads (_wl).
+    for c in claims:
+        c.uses = tuple(f"{WIRED}: {k}" for k in wired)
     wl, wlci, cum = _figs34_runs(ctx)
     claims += _fig3_claims(wl, wlci)
     claims += _fig4_claims(wl, cum)
     return claims
+
+
+WIRED, WIRELESS = "Fig. 2 (wired)", "Figs. 3-4 (wireless)"
+
+
+def _wl(*labels: str) -> tuple[str, ...]:
+    """The wireless configurations a claim reads (``Claim.uses``)."""
+    return tuple(f"{WIRELESS}: {k}" for k in labels)
 
 
 def _fig2_runs(ctx: Context) -> tuple[dict, dict, int]:
@@ -449,7 +461,7 @@ def _fig2_runs(ctx: Context) -> tuple[dict, dict, int]:
         "RED(10:30) ECN": _variant(_red(10, 30, True, 1000), users, True),
         "REM ECN": _variant(sc.rem(ecn=True), users, True),
     }
-    wired, wci, _ = _run_set(ctx, base, variants, stages, period, 64e6 / 8000, "Fig. 2 (wired)")
+    wired, wci, _ = _run_set(ctx, base, variants, stages, period, 64e6 / 8000, WIRED)
     _table(
         ctx,
         "Fig. 2, per period (goodput as a fraction of 64 Mb/s; loss = dropped/arrived; "
@@ -617,7 +629,7 @@ def _figs34_runs(ctx: Context) -> tuple[dict, dict, dict]:
         "REM": _variant(sc.rem(ecn=True, mean_pktsize=size), users, True, wireless=True),
     }
     cap = 2e6 / (8 * size)
-    wl, wlci, cum = _run_set(ctx, base, variants, stages, period, cap, "Figs. 3-4 (wireless)")
+    wl, wlci, cum = _run_set(ctx, base, variants, stages, period, cap, WIRELESS)
     _table(
         ctx,
         "Figs. 3-4, per period (goodput as a fraction of 2 Mb/s in 48-byte packets; "
@@ -706,6 +718,7 @@ def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
                 "(fraction of periods where it is higher)",
                 _fraction(list(g > nr)),
                 at_least(1.0),
+                uses=_wl(label, "NewReno/DropTail"),
             )
         )
     ecn_labels = ["RED(20:80)", "RED(10:30)", "REM"]
@@ -724,6 +737,7 @@ def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
                 f"{100 * g.min():.1f}–{100 * g.max():.1f}%",
                 _range_check(g, h, lo_p, hi_p),
                 needs_full_size=USER_RANGE,
+                uses=_wl(*labels),
             )
         )
     lo = wl["RED(10:30)"]["goodput"].to_numpy()
@@ -735,9 +749,11 @@ def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
                 "(fraction of periods)",
                 _fraction(list(wl[label]["goodput"].to_numpy() >= lo)),
                 at_least(1.0),
+                uses=_wl(label, "RED(10:30)"),
             )
         )
     claims.append(_near_b_star("fig3 REM queue stabilises", wl["REM"], wlci["REM"]))
+    claims[-1].uses = _wl("REM")
     for label in ["NewReno/DropTail", "RED(20:80)", "RED(10:30)"]:
         mq = wl[label]["mean_queue"].tolist()
         claims.append(
@@ -748,6 +764,7 @@ def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
                 _spearman(mq),
                 increasing(mq),
                 unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
+                uses=_wl(label),
             )
         )
     return claims
@@ -772,6 +789,7 @@ def _fig4_claims(wl: dict, cum: dict) -> list[Claim]:
                 f"max({fmt(t['REM'])}, {fmt(t['RED(10:30)'])})",
             ),
             unit="(overflow only: " + ", ".join(f"{fmt(v)}" for v in ovf_total.values()) + ")",
+            uses=_wl(*total),
         )
     )
     for label in ["REM", "RED(10:30)"]:
@@ -789,6 +807,7 @@ def _fig4_claims(wl: dict, cum: dict) -> list[Claim]:
                 at_least(0.8),
                 unit=f"({fmt(lost)} congestion losses, {fmt(ovf)} of them overflow; overflow "
                 f"share {fmt(float(df['overflow_early'].sum()) / ovf) if ovf else 'n/a'})",
+                uses=_wl(label),
             )
         )
     for label in ["NewReno/DropTail", "RED(20:80)"]:
@@ -808,6 +827,7 @@ def _fig4_claims(wl: dict, cum: dict) -> list[Claim]:
                 ),
                 unit=f"(least loss in a fifth of a period; per period "
                 f"{', '.join(fmt(x) for x in steady)})",
+                uses=_wl(label),
             )
         )
     return claims

@@ -120,6 +120,8 @@ class Script:
     warmup_s: float
     queues: list[dict[str, Any]] = field(default_factory=list)
     flows: list[dict[str, Any]] = field(default_factory=list)
+    #: The time series' sampling period (0: not sampled).
+    sample_s: float = 0.0
 
 
 def _tcl_num(x: float | int) -> str:
@@ -396,6 +398,7 @@ class _Writer:
             row = {"name": f["name"], "kind": f["type"], "src": f["src"], "dst": f["dst"]}
             row["packet_size"] = nbytes(f["packet_size"])
             row["start_s"] = seconds(f["start"])
+            row["trace"] = f["type"] == "tcp" and bool(f.get("trace", False))
             getattr(self, f"flow_{f['type']}")(i, path, f, src, dst, row)
             self.flows.append(row)
 
@@ -425,6 +428,7 @@ class _Writer:
             if bad:
                 self.refuse(f"{path}.{key}", what)
         sack = t["variant"] == "sack"
+        row["tick_s"] = seconds(t["granularity"])
         sink = SINK[sack] + ("/DelAck" if t["delayed_ack"] else "")
         self.emit(f"set tcp({i}) [new {AGENT[t['variant']]}]")
         params = [
@@ -547,12 +551,13 @@ SNAPSHOT = """\
 # 32-bit ints: 400 s at 64 Mb/s wraps them. Every `tick` seconds, fewer than 2^31 bytes
 # can pass, so each counter's advance, taken modulo 2^32, is exact; Tcl adds them up.
 proc counters {} {
-    global qm sink nq udps
+    global qm sink nq udps traced
     set c {}
     for {set k 0} {$k < $nq} {incr k} {
         lappend c "q$k,a" [$qm($k) set barrivals_] "q$k,d" [$qm($k) set bdepartures_]
     }
     foreach i $udps { lappend c "u$i" [$sink($i) set bytes_] }
+    foreach i $traced { lappend c "s$i" [$sink($i) set bytes_] }
     return $c
 }
 proc accumulate {} {
@@ -596,10 +601,56 @@ proc snapshot {tag} {
 }
 """
 
+# aqmlab's time series: every `dt` from 0 while < duration, each queue's length and
+# cumulative counters since time 0 (as aqmlab's columns), the AQM's state variable, and
+# each traced TCP flow's cwnd, ssthresh, srtt (srtt_ is in ticks, scaled by 2^3) and
+# in-order bytes at its sink. Sample k prints k, not ns-2's clock: both simulators' rows
+# then carry the same exact times.
+SAMPLE = """\
+proc sample {k dt end} {
+    global ns qm q tcp sink nq traced bacc qvar
+    set now [$ns now]
+    accumulate
+    for {set j 0} {$j < $nq} {incr j} {
+        set m $qm($j)
+        set pi [$m get-pkts-integrator]
+        $pi newpoint $now [$pi set lasty_]
+        set v {}
+        foreach var $qvar($j) { lappend v [$q($j) set $var] }
+        puts "P $k $j [$m set pkts_] [$m set size_] [$m set parrivals_] [$m set pdrops_]\
+ [$m set epdrops_] [$m set pmarks_] $bacc(q$j,d) [$pi set sum_] $v"
+    }
+    foreach i $traced {
+        set t $tcp($i)
+        puts "F $k $i [$t set cwnd_] [$t set ssthresh_] [$t set srtt_] $bacc(s$i)"
+    }
+    incr k
+    if {$k * $dt < $end} { $ns at [expr {$k * $dt}] "sample $k $dt $end" }
+}
+"""
 
-def translate(canonical: dict[str, Any], *, rng_seed: int = 1, what: str = "") -> Script:
+# The AQM state each queue's series shows: aqmlab's columns and ns-2's variables.
+SERIES_VAR = {
+    "red": [("avg", "ave_")],
+    "ared": [("avg", "ave_"), ("max_p", "cur_max_p_")],
+    "rem": [("prob", "prob_")],
+    "pi": [("prob", "prob_")],
+}
+
+
+def _sample_interval(sim: dict[str, Any], duration: int) -> int:
+    """aqmlab's sampling period in ns: `sample_interval`, else duration / 1000 (≥ 1 ns)."""
+    if "sample_interval" in sim:
+        return ns(sim["sample_interval"])
+    return max(1, duration // 1000)
+
+
+def translate(
+    canonical: dict[str, Any], *, rng_seed: int = 1, what: str = "", series: bool = False
+) -> Script:
     """The canonical scenario (``aqmlab.canonical``) as an ns-2.35 script; raises
-    ``Unsupported`` listing every part that ns-2.35 cannot run exactly."""
+    ``Unsupported`` listing every part that ns-2.35 cannot run exactly. ``series``: sample
+    aqmlab's time series too (every queue, every flow with `trace = true`)."""
     w = _Writer(canonical)
     sim = canonical["simulation"]
     w.emit(PRELUDE.format(what=what or "a scenario", rng_seed=rng_seed))
@@ -616,10 +667,19 @@ def translate(canonical: dict[str, Any], *, rng_seed: int = 1, what: str = "") -
     w.emit(f"set nq {len(w.queues)}")
     w.emit(f"set tcps {{{' '.join(tcps)}}}")
     w.emit(f"set udps {{{' '.join(udps)}}}")
+    traced = [str(i) for i, f in enumerate(w.flows) if f.get("trace")] if series else []
+    w.emit(f"set traced {{{' '.join(traced)}}}")
     w.emit(SNAPSHOT)
     # Under 2^31 bytes per tick on the fastest link (2^30 B: a margin of two).
     fastest = max([q["bps"] for q in w.queues], default=1)
     w.emit(f'$ns at 0.0 "tick {_tcl_num(min(1.0, 2**30 * 8 / fastest))}"')
+    if series:
+        dt = _sample_interval(sim, duration)
+        for k, qd in enumerate(w.queues):
+            names = " ".join(var for _, var in SERIES_VAR.get(qd["aqm"], []))
+            w.emit(f"set qvar({k}) {{{names}}}")
+        w.emit(SAMPLE)
+        w.emit(f'$ns at 0.0 "sample 0 {_tcl_num(dt / 1e9)} {_tcl_num(duration / 1e9)}"')
     w.emit(f'$ns at {_tcl_num(warmup / 1e9)} "snapshot W"')
     w.emit(f'$ns at {_tcl_num(duration / 1e9)} "snapshot E; exit 0"')
     w.emit("$ns run")
@@ -629,4 +689,5 @@ def translate(canonical: dict[str, Any], *, rng_seed: int = 1, what: str = "") -
         warmup_s=warmup / 1e9,
         queues=w.queues,
         flows=w.flows,
+        sample_s=_sample_interval(sim, duration) / 1e9 if series else 0.0,
     )

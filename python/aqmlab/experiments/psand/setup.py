@@ -5,6 +5,8 @@ replications is `psand.fig3`; both import from here, so the package has no impor
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -272,6 +274,8 @@ def _recovery(df: pd.DataFrame, t0: float = 50.0) -> float:
     """Seconds from t0 until the average queue, having risen after t0, is back at or below
     1.1·K_T (the paper: "bring the average queue size back down to its target")."""
     after = df[df.index > t0]["avg"]
+    if after.isna().all():  # a scheme the ns-2.35 pass cannot run: no series
+        return math.nan
     peak_t = after.idxmax()
     back = after[(after.index > peak_t) & (after <= 1.1 * K_T)]
     return float(back.index[0] - t0) if len(back) else float("inf")

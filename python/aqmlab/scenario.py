@@ -562,6 +562,7 @@ def tcp(
     initial_rto: str | None = None,
     max_rto: str | None = None,
     granularity: str | None = None,
+    rtt_estimator: str | None = None,
     dupack_response: str | None = None,
     recovery: str | None = None,
     partial_ack: str | None = None,
@@ -577,36 +578,10 @@ def tcp(
 
     Every field, its allowed values and its default (ns-2's for timers and windows) are in
     docs/scenarios.md (`tcp`); each choice between the RFCs and ns-2 is in docs/tcp.md."""
-    return _flow(
-        "tcp",
-        name,
-        src,
-        dst,
-        packet_size,
-        variant=variant,
-        ecn=ecn,
-        bytes=bytes,
-        start=start,
-        stop=stop,
-        max_window=max_window,
-        initial_cwnd=initial_cwnd,
-        delayed_ack=delayed_ack,
-        delack_timeout=delack_timeout,
-        min_rto=min_rto,
-        initial_rto=initial_rto,
-        max_rto=max_rto,
-        granularity=granularity,
-        dupack_response=dupack_response,
-        recovery=recovery,
-        partial_ack=partial_ack,
-        halving=halving,
-        fr_timer=fr_timer,
-        ack_size=ack_size,
-        limited_transmit=limited_transmit,
-        ecn_retransmits=ecn_retransmits,
-        ecn_backoff=ecn_backoff,
-        trace=trace,
-    )
+    fields = dict(locals())  # the keyword fields, in signature order (None: left unset)
+    for k in ("name", "src", "dst", "packet_size"):
+        del fields[k]
+    return _flow("tcp", name, src, dst, packet_size, **fields)
 
 
 def _ns(seconds: float) -> str:

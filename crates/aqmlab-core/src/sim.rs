@@ -22,12 +22,13 @@ use crate::rng::Rng;
 use crate::routing::{At, Routes, NO_ROUTE};
 use crate::scenario::{
     Checked, DupackResponseSpec, FlowKind, FlowSpec, FrTimerSpec, HalvingSpec, Names, NodeKind,
-    PartialAckSpec, QueueSpec, RecoverySpec, Scenario, ScenarioErrors, TcpVariant,
+    PartialAckSpec, QueueSpec, RecoverySpec, RttEstimatorSpec, Scenario, ScenarioErrors,
+    TcpVariant,
 };
 use crate::table::Table;
 use crate::tcp::{
-    Ack, DupackResponse, Halving, PartialAck, PrrBound, Receiver, Recovery, Segment, Sender,
-    SenderConfig, SenderStats, Variant,
+    Ack, DupackResponse, Halving, PartialAck, PrrBound, Receiver, Recovery, RttRule, Segment,
+    Sender, SenderConfig, SenderStats, Variant,
 };
 use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};
@@ -336,7 +337,7 @@ impl<'a> Simulator<'a> {
             match &c.sources[i] {
                 None => {
                     sources.push(None);
-                    state.tcp = Some(Box::new(tcp::tcp_state(f)));
+                    state.tcp = Some(Box::new(tcp::tcp_state(f, seed, run)));
                 }
                 Some(pattern) => {
                     let rng = Rng::for_component(seed, run, &format!("flows/{}", f.name));

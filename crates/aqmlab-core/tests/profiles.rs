@@ -125,7 +125,8 @@ fn ns2_2001_starts_with_one_segment() {
     assert_eq!(sent("profile = \"ns2.35\""), 6);
 }
 
-/// The coarse clock: RTO = SRTT + max(G, 4·RTTVAR). A 400-segment transfer under
+/// The coarse clock under RFC 6298's estimator: RTO = SRTT + max(G, 4·RTTVAR). A
+/// 400-segment transfer under
 /// ns2-2001 (window 20, below the 126-segment pipe: every RTT sample is exactly RTT) loses
 /// its last segment, which no duplicate ACK can repair, so it is resent on a timeout. By
 /// then RTTVAR has decayed by 3/4 per sample for some twenty samples, from RTT/2 to under
@@ -134,16 +135,38 @@ fn ns2_2001_starts_with_one_segment() {
 /// 1 ms in both runs so that it does not hide the difference.
 #[test]
 fn the_coarse_clock_lengthens_the_rto_by_its_tick() {
-    let loss = "loss = { type = \"scripted\", drop = [399] }";
-    let done = |granularity: &str| {
-        let flow = format!("bytes = 400000\nmin_rto = \"1ms\"\ngranularity = \"{granularity}\"");
-        let r = run(&load(&path("profile = \"ns2-2001\"", &flow, loss, "60s")).unwrap()).unwrap();
-        assert_eq!(r.flows[0].timeouts, 1);
-        r.flows[0].completion_time_s.unwrap()
-    };
-    let coarse = done("100ms");
-    let fine = done("10ms");
+    let coarse = lost_last_segment_done("100ms", "rfc6298");
+    let fine = lost_last_segment_done("10ms", "rfc6298");
     assert!((coarse - fine - 0.090).abs() < 1e-6, "{coarse} {fine}");
     // And the whole transfer took at least the lost segment's RTO of about SRTT + 100 ms.
     assert!(coarse > 2.0 * RTT);
+}
+
+/// The same transfer with ns-2's estimator (the profile's): a 100.832 ms sample counts one
+/// boundary of the 100 ms clock, or two when its send falls in the last 0.832 ms of a
+/// tick; the timed sends drift by that much a round trip against the clock, and in this
+/// run one of them does. The first sample leaves SRTT 8/8 and RTTVAR 2/4 tick, the 2-tick
+/// one 9/8 and 3/4, and the 1-tick ones after it move neither (their differences shift
+/// to 0): RTO = ⌊(8·3 + 9) / 8⌋ = 4 ticks, 400 ms, against RFC 6298's SRTT + G = 200.832 ms.
+#[test]
+fn ns2s_estimator_gives_the_coarse_clock_an_rto_of_whole_ticks() {
+    let ns2 = lost_last_segment_done("100ms", "ns2-2001");
+    let rfc = lost_last_segment_done("100ms", "rfc6298");
+    assert!(
+        (ns2 - rfc - (0.400 - (RTT + 0.1))).abs() < 1e-6,
+        "{ns2} {rfc}"
+    );
+}
+
+/// The completion time of 400 segments under ns2-2001 whose last segment is lost (one
+/// timeout), with min_rto 1 ms, the given clock and estimator.
+fn lost_last_segment_done(granularity: &str, estimator: &str) -> f64 {
+    let loss = "loss = { type = \"scripted\", drop = [399] }";
+    let flow = format!(
+        "bytes = 400000\nmin_rto = \"1ms\"\ngranularity = \"{granularity}\"\n\
+         rtt_estimator = \"{estimator}\""
+    );
+    let r = run(&load(&path("profile = \"ns2-2001\"", &flow, loss, "60s")).unwrap()).unwrap();
+    assert_eq!(r.flows[0].timeouts, 1);
+    r.flows[0].completion_time_s.unwrap()
 }

@@ -703,6 +703,8 @@ fn limited_transmit_data_is_not_in_the_halved_flightsize() {
         initial_rto: 1000 * MS,
         max_rto: 60_000 * MS,
         granularity: 10 * MS,
+        rtt_rule: aqmlab_core::tcp::RttRule::Rfc6298,
+        clock_phase: 0,
         segments: None,
     });
     let ack = |n: u64| Ack {

@@ -36,8 +36,9 @@ PROFILE_CHOICES = [
     "Each value, and where 2.1b6 differs:",
     "- TCP initial window 1: ns-2.1b6's `windowInit_` (no SYN), which the profile already "
     "uses (docs/profiles.md, 'The initial window').",
-    "- TCP clock 100 ms (`tcpTick_`), no limited transmit, no delayed ACKs, initial RTO "
-    "6 s, RTO cap 100000 s: the profile's values, unchanged since before 2.1b6.",
+    "- TCP clock 100 ms (`tcpTick_`), with ns-2's estimator on it (RTT samples in whole "
+    "ticks, the RTO in whole ticks: `rtt_estimator`), no limited transmit, no delayed ACKs, "
+    "initial RTO 6 s, RTO cap 100000 s: the profile's values, unchanged since before 2.1b6.",
     "- Minimum RTO **200 ms, not the profile's 1 s**: `minrto_` is new in ns-2.1b8; before "
     "it `rtt_timeout()` floored the RTO only at two ticks, 2 × 100 ms.",
     "- Receiver window **10000 segments, not ns-2's `window_` = 20**: the paper's "

@@ -35,6 +35,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "partial_ack": "rfc6582",
     "halving": "rfc5681",
     "fr_timer": "keep",
+    "rtt_estimator": "rfc6298",
     "limited_transmit": True,
     "ecn_retransmits": False,
     "ecn_backoff": False,
@@ -64,9 +65,12 @@ TCP_FIXED = [
     ("restart_bugfix_", "true"),
     ("control_increase_", "0"),
     ("old_ecn_", "0"),
-    ("rfc2988_", "true"),
     ("timerfix_", "true"),
 ]
+# aqmlab's rtt_estimator as ns-2's rfc2988_ (min_rto before or after the backoff). ns-2's
+# estimator is always its tick-counting one: "rfc6298" runs with ns-2.35's (docs/ns2.md,
+# "What differs").
+RFC2988 = {"rfc6298": "true", "ns2.35": "true", "ns2-2001": "false"}
 NEWRENO_FIXED = [("newreno_changes_", "0"), ("exitFastRetrans_", "true")]
 # aqmlab's partial_ack as ns-2's three NewReno switches (newreno_changes1_: the timer is
 # reset on the first partial ACK only; partial_window_deflation_; exit_recovery_fix_: the
@@ -443,6 +447,7 @@ class _Writer:
             ("singledup_", "1" if t["limited_transmit"] else "0"),
             ("ecn_", "1" if f["ecn"] else "0"),
             ("precisionReduce_", PRECISION_REDUCE[t["halving"]]),
+            ("rfc2988_", RFC2988[t["rtt_estimator"]]),
             *TCP_FIXED,
         ]
         if t["variant"] == "newreno":

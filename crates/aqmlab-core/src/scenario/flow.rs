@@ -32,6 +32,18 @@ pub enum PartialAckSpec {
     Ns2_2001,
 }
 
+/// The retransmission timer's estimator (docs/tcp.md): RFC 6298's, or ns-2's tick-counting
+/// fixed-point one with ns-2.35's or 2001's minimum-RTO rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RttEstimatorSpec {
+    #[serde(rename = "rfc6298")]
+    Rfc6298,
+    #[serde(rename = "ns2.35")]
+    Ns2_35,
+    #[serde(rename = "ns2-2001")]
+    Ns2_2001,
+}
+
 /// The retransmission timer at a fast retransmit (docs/tcp.md): left running (RFC 6298
 /// §5.1) or restarted (ns-2's `dupack_action`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,6 +179,9 @@ pub struct FlowSpec {
     /// ns-2 does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fr_timer: Option<FrTimerSpec>,
+    /// The timer's estimator: RFC 6298's (default) or ns-2's on its `granularity` ticks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_estimator: Option<RttEstimatorSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     /// Send retransmissions ECT(0) too, as ns-2 does (default false: Not-ECT, RFC 3168
@@ -278,6 +293,7 @@ impl FlowSpec {
             ("partial_ack", f.partial_ack.is_some()),
             ("halving", f.halving.is_some()),
             ("fr_timer", f.fr_timer.is_some()),
+            ("rtt_estimator", f.rtt_estimator.is_some()),
             ("limited_transmit", f.limited_transmit.is_some()),
             ("ecn_retransmits", f.ecn_retransmits.is_some()),
             ("ecn_backoff", f.ecn_backoff.is_some()),
@@ -304,6 +320,7 @@ impl FlowSpec {
                 "partial_ack",
                 "halving",
                 "fr_timer",
+                "rtt_estimator",
                 "limited_transmit",
                 "ecn_retransmits",
                 "ecn_backoff",

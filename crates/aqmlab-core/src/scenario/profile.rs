@@ -10,7 +10,7 @@
 //! docs/profiles.md; a unit test pins each value.
 //!
 //! What a profile cannot set, because aqmlab has no such mechanism, is listed there too
-//! (ns-2's SYN packet and tick-rounded RTT samples, ns-3's Cubic default).
+//! (ns-2's SYN packet, ns-3's Cubic default).
 
 use serde::{Deserialize, Serialize};
 
@@ -86,6 +86,8 @@ impl Profile {
                 // slowdown() with integer windows (precisionReduce_ came in 2006).
                 ("halving", Str("ns2-2001")),
                 ("fr_timer", Str("restart")), // dupack_action: reset_rtx_timer(1, 0)
+                // rtt_update's tick counting; rtt_timeout without rfc2988_ (2002-03-07).
+                ("rtt_estimator", Str("ns2-2001")),
             ],
             Profile::Ns2_35 => &[
                 ("initial_cwnd", Float(2.0)), // windowInit_ 2 (after the SYN, as above)
@@ -99,6 +101,7 @@ impl Profile {
                 ("ack_size", Str("40B")),     // packetSize_ 40
                 ("halving", Str("ns2.35")),   // slowdown() with precisionReduce_ true
                 ("fr_timer", Str("restart")), // dupack_action: reset_rtx_timer(1, 0)
+                ("rtt_estimator", Str("ns2.35")), // rtt_update's tick counting; rfc2988_ 1
             ],
             Profile::Ns3_44 => &[
                 ("initial_cwnd", Float(10.0)),    // TcpSocket::InitialCwnd 10
@@ -262,7 +265,8 @@ mod tests {
             table(Profile::Ns2_2001.tcp()),
             "initial_cwnd=1.0 max_window=20 limited_transmit=false granularity=\"100ms\" \
              min_rto=\"1s\" initial_rto=\"6s\" max_rto=\"100000s\" delayed_ack=false \
-             ack_size=\"40B\" halving=\"ns2-2001\" fr_timer=\"restart\""
+             ack_size=\"40B\" halving=\"ns2-2001\" fr_timer=\"restart\" \
+             rtt_estimator=\"ns2-2001\""
         );
         assert_eq!(
             table(Profile::Ns2_2001.red()),
@@ -273,7 +277,8 @@ mod tests {
             table(Profile::Ns2_35.tcp()),
             "initial_cwnd=2.0 max_window=20 limited_transmit=true granularity=\"10ms\" \
              min_rto=\"200ms\" initial_rto=\"3s\" max_rto=\"60s\" delayed_ack=false \
-             ack_size=\"40B\" halving=\"ns2.35\" fr_timer=\"restart\""
+             ack_size=\"40B\" halving=\"ns2.35\" fr_timer=\"restart\" \
+             rtt_estimator=\"ns2.35\""
         );
         assert_eq!(
             table(Profile::Ns2_35.red()),

@@ -181,9 +181,15 @@ fn sync_timer(
     }
 }
 
-pub(super) fn tcp_state(f: &FlowSpec) -> TcpState {
+pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
     use crate::scenario::tcp_defaults as d;
     let seg = f.packet_size.0;
+    let granularity = f.granularity.map_or(d::GRANULARITY, |x| x.0);
+    let rtt_rule = match f.rtt_estimator.unwrap_or(RttEstimatorSpec::Rfc6298) {
+        RttEstimatorSpec::Rfc6298 => RttRule::Rfc6298,
+        RttEstimatorSpec::Ns2_35 => RttRule::Ns2_35,
+        RttEstimatorSpec::Ns2_2001 => RttRule::Ns2_2001,
+    };
     let cfg = SenderConfig {
         variant: match f.variant.unwrap_or(TcpVariant::Newreno) {
             TcpVariant::Reno => Variant::Reno,
@@ -222,7 +228,16 @@ pub(super) fn tcp_state(f: &FlowSpec) -> TcpState {
         min_rto: f.min_rto.map_or(d::MIN_RTO, |x| x.0),
         initial_rto: f.initial_rto.map_or(d::INITIAL_RTO, |x| x.0),
         max_rto: f.max_rto.map_or(d::MAX_RTO, |x| x.0),
-        granularity: f.granularity.map_or(d::GRANULARITY, |x| x.0),
+        granularity,
+        rtt_rule,
+        // ns-2's `boot_time_`: each agent's clock has its own phase, drawn once.
+        clock_phase: match rtt_rule {
+            RttRule::Rfc6298 => 0,
+            _ => {
+                Rng::for_path_of(seed, run, &["flows/", &f.name, "/clock"]).next_u64()
+                    % granularity.max(1)
+            }
+        },
         segments: f.bytes.map(|b| b.0.div_ceil(seg)),
     };
     let delack =

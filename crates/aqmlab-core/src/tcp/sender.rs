@@ -52,6 +52,7 @@
 //!   prr_delivered < RecoverFS (RFC 9937's guard against ACK splitting).
 
 use super::receiver::Ack;
+use super::rtt::{Rtt, RttConfig, RttRule};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -133,8 +134,12 @@ pub struct SenderConfig {
     pub min_rto: Time,
     pub initial_rto: Time,
     pub max_rto: Time,
-    /// Clock granularity G of RFC 6298 (RTO = SRTT + max(G, 4·RTTVAR)).
+    /// Clock granularity G of RFC 6298 (RTO = SRTT + max(G, 4·RTTVAR)); ns-2's tick.
     pub granularity: Time,
+    /// The timer's estimator (`tcp::rtt`).
+    pub rtt_rule: RttRule,
+    /// ns-2's clock phase in [0, granularity) (`boot_time_`); 0 for RFC 6298.
+    pub clock_phase: Time,
     /// Segments the application has to send; None = unlimited (bulk).
     pub segments: Option<u64>,
 }
@@ -224,11 +229,8 @@ pub struct Sender {
     partial_seen: bool,
     /// ns-2's `cwnd_` during NewReno recovery: cwnd without the inflation (`dupwnd_`).
     base: f64,
-    // RFC 6298 state, in nanoseconds.
-    srtt: Option<f64>,
-    rttvar: f64,
-    rto: Time,
-    backoff: u32,
+    /// The timer's estimator (RFC 6298's or ns-2's) and its backoff.
+    rtt: Rtt,
     timed: Option<(u64, Time)>,
     /// The retransmission timer expires at this time, if armed.
     pub rto_deadline: Option<Time>,
@@ -283,10 +285,14 @@ impl Sender {
             recover_guard: None,
             partial_seen: false,
             base: 0.0,
-            srtt: None,
-            rttvar: 0.0,
-            rto: cfg.initial_rto,
-            backoff: 1,
+            rtt: Rtt::new(RttConfig {
+                rule: cfg.rtt_rule,
+                granularity: cfg.granularity,
+                min_rto: cfg.min_rto,
+                initial_rto: cfg.initial_rto,
+                max_rto: cfg.max_rto,
+                phase: cfg.clock_phase,
+            }),
             timed: None,
             rto_deadline: None,
             cwr_pending: false,
@@ -310,11 +316,11 @@ impl Sender {
     }
     /// Smoothed RTT in seconds (NaN before the first sample).
     pub fn srtt_s(&self) -> f64 {
-        self.srtt.map(|s| s / 1e9).unwrap_or(f64::NAN)
+        self.rtt.srtt_s()
     }
     /// The current retransmission timeout, backoff included.
     pub fn current_rto(&self) -> Time {
-        (self.rto.saturating_mul(self.backoff as u64)).min(self.cfg.max_rto)
+        self.rtt.current_rto()
     }
     fn flight(&self) -> u64 {
         self.maxseq - self.snd_una
@@ -337,8 +343,10 @@ impl Sender {
         let retransmit = seq < self.maxseq;
         if retransmit {
             self.stats.retransmits += 1;
-            // Karn: a retransmitted segment's ACK is ambiguous, never an RTT sample.
-            if matches!(self.timed, Some((t, _)) if t >= seq) {
+            // Karn: a retransmitted segment's ACK is ambiguous, never an RTT sample. ns-2
+            // ends a measurement only at a timeout or a fast retransmit (`reset_rtx_timer`).
+            let karn = self.cfg.rtt_rule == RttRule::Rfc6298;
+            if karn && matches!(self.timed, Some((t, _)) if t >= seq) {
                 self.timed = None;
             }
             if let Some(f) = self.board.get_mut((seq - self.snd_una) as usize) {
@@ -366,24 +374,6 @@ impl Sender {
             retransmit,
             cwr,
         });
-    }
-
-    fn sample_rtt(&mut self, r: f64) {
-        self.stats.rtt_samples += 1;
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.rttvar = r / 2.0;
-            }
-            Some(s) => {
-                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
-                self.srtt = Some(0.875 * s + 0.125 * r);
-            }
-        }
-        let s = self.srtt.unwrap_or(r);
-        let rto = s + (self.cfg.granularity as f64).max(4.0 * self.rttvar);
-        self.rto = (libm::ceil(rto) as Time).clamp(self.cfg.min_rto, self.cfg.max_rto);
-        self.backoff = 1;
     }
 
     fn apply_sack(&mut self, ack: &Ack) {
@@ -514,7 +504,7 @@ impl Sender {
                 // is below 2, where a floor of 2 segments per flow overflows the buffer.
                 if self.cwnd <= 1.0 {
                     if self.ecn_at_one {
-                        self.backoff = (self.backoff * 2).min(64);
+                        self.rtt.back_off();
                     }
                     self.ecn_at_one = true;
                 } else {
@@ -625,11 +615,21 @@ impl Sender {
         self.lt_allow = 0;
         if let Some((s, t)) = self.timed {
             if a > s {
-                let held = self.backoff;
-                self.sample_rtt((now - t) as f64);
-                // ns-2: a marked ACK does not end the backoff of a window of 1.
-                if self.cfg.ecn_backoff && self.ecn_at_one && ece {
-                    self.backoff = held;
+                let ns2_partial = self.cfg.rtt_rule != RttRule::Rfc6298
+                    && self.cfg.variant == Variant::NewReno
+                    && self.in_recovery
+                    && a < self.recover;
+                if ns2_partial {
+                    // ns-2's `partialnewack`: the measurement ends without a sample.
+                    self.rtt.hold_backoff(1);
+                } else {
+                    let held = self.rtt.backoff();
+                    self.stats.rtt_samples += 1;
+                    self.rtt.sample(t, now);
+                    // ns-2: a marked ACK does not end the backoff of a window of 1.
+                    if self.cfg.ecn_backoff && self.ecn_at_one && ece {
+                        self.rtt.hold_backoff(held);
+                    }
                 }
                 self.timed = None;
             }
@@ -868,7 +868,7 @@ impl Sender {
         self.rto_seq = Some(self.snd_una);
         self.ecn_last = false;
         self.cwnd = 1.0;
-        self.backoff = (self.backoff * 2).min(64);
+        self.rtt.back_off();
         self.timed = None;
         self.in_recovery = false;
         self.dupacks = 0;

@@ -23,6 +23,8 @@ fn cfg(variant: Variant) -> SenderConfig {
         initial_rto: S,
         max_rto: 60 * S,
         granularity: 10 * MS,
+        rtt_rule: RttRule::Rfc6298,
+        clock_phase: 0,
         segments: None,
     }
 }
@@ -567,7 +569,7 @@ fn ecn_backoff_takes_a_window_of_one_to_zero_and_waits_for_the_timer() {
     s.on_ack(&ack(3), 1100 * MS, &mut out);
     assert_eq!(s.cwnd, 2.0);
     assert_eq!(seqs(&out), vec![3, 4]);
-    assert_eq!(s.current_rto(), s.rto);
+    assert_eq!(s.rtt.backoff(), 1);
 }
 
 /// ns-2 halves the integer window (⌊11/2⌋ = 5, not FlightSize/2 = 5.5) and, when the timer
@@ -718,5 +720,36 @@ fn a_fast_retransmit_restarts_the_timer_only_as_ns2() {
         } else {
             assert_eq!(s.rto_deadline, Some(armed));
         }
+    }
+}
+
+/// ns-2 times a segment across a retransmission of a lower one (it abandons a measurement
+/// only at a timeout or a fast retransmit); Karn's rule, as RFC 6298 applies it, does not.
+/// Segment 12, sent during NewReno's recovery, is timed; the partial ACK's retransmission
+/// of segment 4 voids that measurement under RFC 6298 only, and ns-2 samples 12's ACK.
+#[test]
+fn ns2_times_a_segment_across_a_retransmission_below_it() {
+    for (rule, samples) in [(RttRule::Rfc6298, 1), (RttRule::Ns2_35, 2)] {
+        let mut out = vec![];
+        let mut s = sender_with_flight_11(SenderConfig {
+            rtt_rule: rule,
+            restart_timer_on_fr: true,
+            ..cfg(Variant::NewReno)
+        });
+        for k in 0..7 {
+            s.on_ack(&ack(1), 200 * MS + k, &mut out);
+        }
+        assert_eq!(
+            seqs(&out),
+            vec![1, 12],
+            "the fast retransmit, then one new segment"
+        );
+        out.clear();
+        s.on_ack(&ack(4), 300 * MS, &mut out);
+        assert_eq!(seqs(&out)[0], 4);
+        s.on_ack(&ack(12), 400 * MS, &mut out);
+        assert!(!s.in_recovery);
+        s.on_ack(&ack(13), 450 * MS, &mut out);
+        assert_eq!(s.stats.rtt_samples, samples, "{rule:?}");
     }
 }

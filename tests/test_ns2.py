@@ -507,3 +507,121 @@ def test_reproduce_ns2_judges_every_claim_in_ns2_too(tmp_path):
     m = re.search(r"In ns-2.35: (\d+) same verdict, (\d+) different verdict, (\d+) not", md)
     assert m and int(m[1]) + int(m[2]) == len(rows) >= 1 and m[3] == "0"
     assert list((tmp_path / "tcp_dumbbell" / "ns2-cache").glob("*.out.gz"))
+
+
+# -- DiffServ: aqmlab's conditioners and RIO as ns-2's dsRED module ---------------------
+
+
+def diffserv_net(meters=None, policy=None, core=None, flows=None, extra_links=()) -> dict:
+    """s0, s1 -- e (conditioner: one class per source) -- c -- d; the e->c queue is the
+    edge, c -> d (10 Mb/s) the bottleneck with a RIO-C of two levels."""
+    from aqmlab import diffserv as ds
+
+    meters = meters or [ds.token_bucket(cir="4Mbps", cbs=10000)] * 2
+    cond = ds.conditioner(
+        [ds.traffic_class(f"net{i}", m) for i, m in enumerate(meters)],
+        policy or [ds.policy(f"net{i}", src=f"s{i}") for i in range(len(meters))],
+    )
+    core = core or sc.rio(sc.rio_level(20, 40, max_p=0.02), sc.rio_level(5, 15, max_p=0.1))
+    big = sc.queue(limit_pkts=1000)
+    return sc.scenario(
+        duration="20s",
+        warmup="5s",
+        nodes=[
+            sc.host("s0"),
+            sc.host("s1"),
+            sc.host("d"),
+            sc.router("e", [cond]),
+            sc.router("c"),
+        ],
+        links=[
+            sc.link("s0", "e", bandwidth="100Mbps", delay="1ms", queue=big),
+            sc.link("s1", "e", bandwidth="100Mbps", delay="1ms", queue=big),
+            sc.link("e", "c", bandwidth="100Mbps", delay="1ms", queue=big),
+            sc.link(
+                "c", "d", bandwidth="10Mbps", delay="10ms", queue=sc.queue(limit_pkts=100, aqm=core)
+            ),
+            *extra_links,
+        ],
+        flows=flows
+        or [sc.cbr(f"u{i}", f"s{i}", "d", rate="6Mbps", packet_size=1000) for i in range(2)],
+    )
+
+
+def test_conditioners_become_a_dsred_edge_and_rio_a_dsred_core():
+    tcl = script(diffserv_net())
+    assert "$ns simplex-link $n(3) $n(4) 100000000 0.001 dsRED/edge" in tcl
+    assert "$ns simplex-link $n(4) $n(2) 10000000 0.01 dsRED/core" in tcl
+    # One meter per class, keyed by the one (source, destination) pair of its packets; the
+    # rest passes as codepoint 0. Colours → levels: green 10 → 0, red 12 → 1 (two levels).
+    for line in [
+        "addPolicyEntry 0 2 TokenBucket 10 4000000 10000",
+        "addPolicyEntry 1 2 TokenBucket 10 4000000 10000",
+        "addPolicyEntry -1 -1 Dumb 0",
+        "addPolicerEntry TokenBucket 10 12",
+        "setMREDMode RIO-C",
+        "configQ 0 0 20 40 0.02 0.002",
+        "configQ 0 1 5 15 0.1 0.002",
+        "addPHBEntry 10 0 0",
+        "addPHBEntry 12 0 1",
+        "setMREDMode DROP",  # the edge queue's own buffer: a DropTail of 1000
+    ]:
+        assert line in tcl, line
+
+
+def test_diffserv_parts_ns2_cannot_run_exactly_are_refused():
+    from aqmlab import diffserv as ds
+
+    both = [ds.policy("net0", src="s*")]
+    tb = ds.token_bucket(cir="4Mbps", cbs=10000)
+    flows = [
+        sc.cbr(f"u{i}", f"s{i}", d, rate="1Mbps", packet_size=1000) for i, d in enumerate("d2")
+    ]
+    cases = [
+        # One class for two sources' packets to two destinations: no single ns-2 entry.
+        (
+            diffserv_net(
+                [tb],
+                both,
+                flows=flows,
+                extra_links=[
+                    sc.link(
+                        "c", "2", bandwidth="10Mbps", delay="1ms", queue=sc.queue(limit_pkts=50)
+                    )
+                ],
+            ),
+            "one meter per (source, destination) entry",
+        ),
+        (diffserv_net([ds.tswtcm(cir="1Mbps", pir="2Mbps", window="2s")] * 2), "fixed at 1 s"),
+        (diffserv_net(core=sc.rio(sc.rio_level(20, 40), count_rule="ns2_wait")), "'dsred'"),
+    ]
+    for s, why in cases:
+        if any(link["b"] == "2" for link in s["links"]):
+            s["nodes"].append(sc.host("2"))
+        with pytest.raises(ns2.Unsupported) as e:
+            script(s)
+        assert why in str(e.value), e.value
+
+
+@needs_ns
+def test_a_token_bucket_edge_and_a_rio_c_core_agree():
+    # Two 6 Mb/s CBR aggregates, each 4 Mb/s IN, into 10 Mb/s: the core drops 2 Mb/s,
+    # nearly all OUT. Both simulators colour the same packets (the bucket is
+    # deterministic); RIO-C's coin flips differ, and split the 10 Mb/s between the classes
+    # within ±0.5% run to run. Measured: drop rate +0.1% (3 runs), each class's throughput
+    # within 0.6% in every run; the bound is 1%.
+    from aqmlab.crosscheck import crosscheck
+
+    s = diffserv_net()
+    cc = crosscheck(s, runs=3)
+    t = cc.table.set_index(["table", "metric"])
+    core = t.loc[("queue c->d", "drop_rate")]
+    assert abs(core["rel_diff"]) < 0.01, core
+    assert not cc.table["flag"].any(), cc.markdown()
+    n = ns2.run(s)
+    m = ns2.metrics(n)
+    a = aqmlab.run(s).tables["aggregates"].set_index("class")
+    for i in range(2):
+        got = m[f"aggregate:e/net{i}:throughput_bps"]
+        assert got == pytest.approx(a.loc[f"net{i}", "throughput_bps"], rel=0.01)
+    assert m["aggregate:e/net0:cir_bps"] == 4e6

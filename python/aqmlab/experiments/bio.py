@@ -26,7 +26,7 @@ import pandas as pd
 
 from aqmlab import diffserv as ds
 from aqmlab import scenario as sc
-from aqmlab.experiments.bio_claims import TOLERANCES, claims, tolerance_note
+from aqmlab.experiments.bio_claims import PHASE, TOLERANCES, claims, tolerance_note
 from aqmlab.experiments.ns2_era import HEADER, PROFILE, TCP_NS226
 from aqmlab.plans import UniformStarts
 from aqmlab.reproduce import Claim, Context, Experiment, fmt
@@ -240,7 +240,7 @@ def run(ctx: Context) -> list[Claim]:
         _base(ctx.quick),
         variants=configs,
         runs=runs,
-        phase="Table 1 and the BIO variants",
+        phase=PHASE,
         per_run=draw_starts,
     )
     s = res.summary.set_index("variant")

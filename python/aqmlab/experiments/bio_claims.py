@@ -13,6 +13,9 @@ FULL = (
     "over 5 s, before the BIO probabilities and RIO averages settle"
 )
 
+# The one sweep of the reproduction; its configurations are "<PHASE>: <variant>".
+PHASE = "Table 1 and the BIO variants"
+
 TOLERANCES = {
     "loss far below": (
         "'BID can control the congestion successfully, hence loss rate ... quite smaller "
@@ -130,6 +133,7 @@ def _table1_claims(table: pd.DataFrame, table1, bio_table1, rios: list[str], t1:
                 ),
                 unit="loss rate",
                 needs_full_size=need,
+                uses=(f"{PHASE}: {label}",),
             )
         )
     out.append(

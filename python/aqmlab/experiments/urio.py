@@ -29,6 +29,7 @@ from aqmlab.experiments.ns2_era import HEADER, PROFILE, TCP_NS226
 from aqmlab.experiments.urio_claims import (
     BAND_MBPS,
     FAIR_MBPS,
+    MAIN_PHASE,
     TOLERANCES,
     claims,
     tolerance_note,
@@ -287,7 +288,7 @@ def run(ctx: Context) -> list[Claim]:
         network("a", ctx.quick),
         variants=variants,
         runs=runs,
-        phase="Fig. 5 and Table 2",
+        phase=MAIN_PHASE,
         per_run=draw_starts,
         timeseries=False,
     )

@@ -34,6 +34,9 @@ FULL = (
     "meters (1 s window) and the core's average (w_q 0.002) are still near their start"
 )
 
+# The main sweep; its configurations are "<MAIN_PHASE>: <experiment> <scheme>".
+MAIN_PHASE = "Fig. 5 and Table 2"
+
 TOLERANCES = {
     "bias": (
         "RIO: more microflows → more throughput (§5.1), 'aggregates cannot achieve its "
@@ -182,6 +185,14 @@ def udp_check(row: Row) -> Callable[[object], tuple[bool, str]]:
     return check
 
 
+def _uses(cid: str, scheme: str) -> tuple[str, ...]:
+    """What a claim reads: its scheme's (and, for the UDP comparison, RIO's) runs of the
+    experiment its id names (5a-5d; Table 2 is experiment e)."""
+    x = "e" if cid.startswith("t2") else cid[4]
+    schemes = (scheme, "RIO") if cid == "fig5d DRIO mitigates UDP" else (scheme,)
+    return tuple(f"{MAIN_PHASE}: {x} {s}" for s in schemes)
+
+
 def claims(
     t: Mapping[str, Mapping[str, Row]],
     table2: Mapping[str, Row],
@@ -194,7 +205,8 @@ def claims(
 
     def add(cid: str, key: str, scheme: str, measured, check, unit="Mb/s per aggregate"):
         says = SAYS.get(cid, TOLERANCES[key][0])
-        out.append(Claim(cid, says, measured, check, unit=unit, needs_full_size=FULL))
+        uses = _uses(cid, scheme)
+        out.append(Claim(cid, says, measured, check, unit=unit, needs_full_size=FULL, uses=uses))
 
     def means(scheme: str, x: str) -> str:
         return ", ".join(fmt(m) for m, _ in t[scheme][x])

@@ -24,7 +24,7 @@ INSTALL_HINT = "ns-2.35 is not installed: `apt-get install ns2` (Debian) gives t
 
 # The queues whose early drops ns-2's monitor tells apart (RED hands them to a target of
 # their own; DropTail makes none).
-EARLY_DROPS_SEEN = ("droptail", "red", "ared")
+EARLY_DROPS_SEEN = ("droptail", "red", "ared", "rio")
 
 
 class NotInstalled(RuntimeError):
@@ -59,6 +59,8 @@ class Ns2Results:
     #: ``Results.flow_timeseries``).
     timeseries: pd.DataFrame = field(default_factory=pd.DataFrame)
     flow_timeseries: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: The DiffServ aggregates (name, flows by index, CIR) the script's conditioners meter.
+    aggregates: list = field(default_factory=list)
 
 
 def rng_seed(seed: int, run: int) -> int:
@@ -116,7 +118,9 @@ def run(
 def _results(script: Script, text: str, wall: float) -> Ns2Results:
     queues, flows = read(script, text)
     ts, fts = read_series(script, text) if script.sample_s else (pd.DataFrame(), pd.DataFrame())
-    return Ns2Results(queues, flows, script.measured_s, script.tcl, wall, ts, fts)
+    return Ns2Results(
+        queues, flows, script.measured_s, script.tcl, wall, ts, fts, script.aggregates
+    )
 
 
 def read_series(script: Script, text: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -186,6 +190,10 @@ def _snapshots(text: str) -> dict[str, dict[tuple[str, int], list[float]]]:
             done[("D", int(parts[1]))] = [float(parts[2])]
         elif parts[0] in ("Q", "T", "U") and parts[1] in snaps:
             snaps[parts[1]][(parts[0], int(parts[2]))] = [float(x) for x in parts[3:]]
+        elif parts[0] == "R" and parts[1] in snaps:
+            # A flow monitor's entry: queue, flow id, source address, departures.
+            k, fid, src, dep = (int(float(x)) for x in parts[2:6])
+            snaps[parts[1]][("R", k, fid, src)] = [float(dep)]
         else:
             raise Ns2Error(f"ns printed a line the script did not ask for: {line!r}")
     if not snaps["E"]:
@@ -239,10 +247,21 @@ def read(script: Script, text: str) -> tuple[pd.DataFrame, pd.DataFrame]:
             )
             end = s["D"].get(("D", i))
             row["completion_time_s"] = end[0] - f["start_s"] if end else math.nan
+            # The data packets that left the last link for the destination, duplicates
+            # included (aqmlab's received_pkts and throughput_bps).
+            key = ("R", f["last_queue"], i, script.node_id[f["src"]])
+            got = s["E"].get(key, [0.0])[0] - s["W"].get(key, [0.0])[0]
+            row["received_pkts"] = int(got)
+            row["throughput_bps"] = got * f["packet_size"] * 8 / T
         else:
             w, e = s["W"][("U", i)], s["E"][("U", i)]
             npkts, nbytes_, _ = (b - a for a, b in zip(w, e, strict=True))
-            row.update(received_pkts=int(npkts), goodput_bps=nbytes_ * 8 / T)
+            # Every packet a UDP sink receives is new data: throughput is goodput.
+            row.update(
+                received_pkts=int(npkts),
+                goodput_bps=nbytes_ * 8 / T,
+                throughput_bps=nbytes_ * 8 / T,
+            )
         flows.append(row)
     return pd.DataFrame(queues), pd.DataFrame(flows)
 
@@ -287,4 +306,14 @@ def metrics(res: Ns2Results) -> dict[str, float]:
         for c in FLOW_COLUMNS:
             if c in f:
                 out[f"flow:{f['name']}:{c}"] = float(f[c])
+    # DiffServ aggregates: sums over each class's flows (aqmlab's `aggregates` table).
+    flows = res.flows
+    for agg in res.aggregates:
+        sel = flows.iloc[agg["flows"]]
+        pre = f"aggregate:{agg['name']}:"
+        out[pre + "flows"] = float(len(sel))
+        for c in ("throughput_bps", "goodput_bps"):
+            out[pre + c] = float(sel[c].sum()) if c in sel else math.nan
+        out[pre + "cir_bps"] = agg["cir"]
+        out[pre + "target_ratio"] = out[pre + "throughput_bps"] / agg["cir"]
     return out

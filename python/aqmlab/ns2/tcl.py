@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from aqmlab.ns2 import diffserv
 from aqmlab.ns2.units import bps, nbytes, ns, seconds
 
 # aqmlab's value of every TCP field a canonical flow may leave out (docs/scenarios.md,
@@ -126,6 +127,9 @@ class Script:
     flows: list[dict[str, Any]] = field(default_factory=list)
     #: The time series' sampling period (0: not sampled).
     sample_s: float = 0.0
+    #: DiffServ aggregates: name (as aqmlab's `aggregates` rows), the flows, the CIR.
+    aggregates: list[dict[str, Any]] = field(default_factory=list)
+    node_id: dict[str, int] = field(default_factory=dict)
 
 
 def _tcl_num(x: float | int) -> str:
@@ -142,6 +146,12 @@ class _Writer:
         self.adj: dict[str, list[str]] = {}
         self.queues: list[dict[str, Any]] = []
         self.flows: list[dict[str, Any]] = []
+        # DiffServ (aqmlab.ns2.diffserv): each conditioner, the edge queues they become,
+        # the aggregates they meter; the last links of TCP flows (per-flow monitors).
+        self.conditioners: list[tuple[str, int, dict[str, Any]]] = []
+        self.edges: dict[tuple[str, str], Any] = {}
+        self.aggregates: list[dict[str, Any]] = []
+        self.last_hops: set[tuple[str, str]] = set()
 
     def refuse(self, path: str, what: str) -> None:
         self.problems.append((path, what))
@@ -155,21 +165,23 @@ class _Writer:
             path = f"nodes[{i}]"
             if n["type"] == "switch":
                 self.refuse(path, "a CIOQ switch (ns-2.35 has none)")
-            if n.get("conditioners"):
-                self.refuse(
-                    f"{path}.conditioners", "DiffServ edge conditioners (not translated yet)"
-                )
+            for k, cond in enumerate(n.get("conditioners") or []):
+                self.conditioners.append((n["name"], k, cond))
             if n["type"] == "host":
                 self.hosts.add(n["name"])
             self.node_id[n["name"]] = i
             self.adj[n["name"]] = []
             self.emit(f"set n({i}) [$ns node]")
 
+    def adjacency(self) -> None:
+        """Each node's neighbours in link order (routing.rs reads them so)."""
+        for link in self.c["links"]:
+            self.adj[link["a"]].append(link["b"])
+            self.adj[link["b"]].append(link["a"])
+
     def links(self) -> None:
         for i, link in enumerate(self.c["links"]):
             a, b = link["a"], link["b"]
-            self.adj[a].append(b)
-            self.adj[b].append(a)
             label = link.get("name", f"{a}-{b}")
             bw, delay = bps(link["bandwidth"]), seconds(link["delay"])
             for fr, to, key in ((a, b, "queue"), (b, a, "reverse_queue")):
@@ -183,9 +195,11 @@ class _Writer:
     def direction(self, label, fr, to, bw, delay, q, qpath) -> None:
         k = len(self.queues)
         aqm = q["aqm"]
+        if (fr, to) in self.edges or aqm["type"] == "rio":
+            return self.dsred(label, fr, to, bw, delay, q, qpath)
         qtype = QUEUE_CLASS.get(aqm["type"])
         if qtype is None:
-            runs = ", ".join(QUEUE_CLASS)
+            runs = ", ".join([*QUEUE_CLASS, "rio"])
             self.refuse(f"{qpath}.aqm", f"AQM {aqm['type']!r} (ns-2.35 runs {runs})")
             qtype = "DropTail"
         a, b = f"$n({self.node_id[fr]})", f"$n({self.node_id[to]})"
@@ -205,7 +219,7 @@ class _Writer:
         )
         for key, value in params:
             self.emit(f"$q({k}) set {key} {value}")
-        self.emit(f"set qm({k}) [monitor {a} {b} $q({k})]")
+        self.monitor(k, fr, to)
         self.queues.append(
             {
                 "name": f"{fr}->{to}",
@@ -215,6 +229,40 @@ class _Writer:
                 "aqm": aqm["type"],
                 "bps": bw,
             }
+        )
+
+    def monitor(self, k: int, fr: str, to: str) -> None:
+        a, b = f"$n({self.node_id[fr]})", f"$n({self.node_id[to]})"
+        per_flow = "1" if (fr, to) in self.last_hops else "0"
+        self.emit(f"set qm({k}) [monitor {a} {b} $q({k}) {per_flow}]")
+
+    def dsred(self, label, fr, to, bw, delay, q, qpath) -> None:
+        """A queue of ns-2's DiffServ module: the edge queue a conditioner marks into, or a
+        core queue running aqmlab's `rio` (aqmlab.ns2.diffserv)."""
+        k = len(self.queues)
+        edge = self.edges.get((fr, to))
+        aqm = q["aqm"]
+        if aqm["type"] not in ("rio", "droptail"):
+            self.refuse(
+                f"{qpath}.aqm",
+                f"AQM {aqm['type']!r} at an edge queue (ns-2's dsRED edge runs rio or droptail)",
+            )
+        if "limit_pkts" not in q:
+            self.refuse(f"{qpath}.limit_bytes", "a byte limit (ns-2's dsRED counts packets)")
+        a, b = f"$n({self.node_id[fr]})", f"$n({self.node_id[to]})"
+        qtype = "dsRED/edge" if edge is not None else "dsRED/core"
+        self.emit(f"$ns simplex-link {a} {b} {bw} {_tcl_num(delay)} {qtype}")
+        self.emit(f"set q({k}) [[$ns link {a} {b}] queue]")
+        # dsredq.cc refuses an arrival that finds limit_ waiting: aqmlab's limit.
+        self.emit(f"$ns queue-limit {a} {b} {q.get('limit_pkts', 0)}")
+        if aqm["type"] in ("rio", "droptail"):
+            lines = diffserv.queue_lines(self, k, q, qpath, edge, f"[$ns link {a} {b}]")
+            for line in lines:
+                self.emit(line)
+        self.monitor(k, fr, to)
+        self.queues.append(
+            {"name": f"{fr}->{to}", "link": label, "from": fr, "to": to, "aqm": aqm["type"]}
+            | {"bps": bw}
         )
 
     def aqm_droptail(self, aqm, path, limit_bytes):
@@ -515,14 +563,16 @@ set ns [new Simulator]
 $ns rtproto Manual
 global defaultRNG
 $defaultRNG seed {rng_seed}
-proc monitor {{a b q}} {{
+proc monitor {{a b q per_flow}} {{
     global ns
     set link [$ns link $a $b]
-    set m [new QueueMonitor/ED]
+    # A flow monitor (per-flow counters besides the queue's) where a TCP flow's data
+    # reaches its destination: the data packets it received, duplicates included.
+    if {{$per_flow}} {{ set m [$ns makeflowmon Fid] }} else {{ set m [new QueueMonitor/ED] }}
     $link attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $m
-    # Only RED hands its early drops to a target of their own; REM's and PI's go with
-    # the overflows.
-    if {{[$q info class] == "Queue/RED"}} {{
+    # Only RED and dsRED hand their early drops to a target of their own; REM's and PI's
+    # go with the overflows.
+    if {{[$q info class] == "Queue/RED" || [string match "Queue/dsRED/*" [$q info class]]}} {{
         set e [new SnoopQueue/EDrop]
         $e set-monitor $m
         $q early-drop-target $e
@@ -579,7 +629,7 @@ proc tick {dt} {
     $ns at [expr {[$ns now] + $dt}] "tick $dt"
 }
 proc snapshot {tag} {
-    global ns qm q tcp sink lm nq tcps udps bacc
+    global ns qm q tcp sink lm nq tcps udps bacc fqs
     set now [$ns now]
     accumulate
     puts "S $tag $now"
@@ -602,6 +652,11 @@ proc snapshot {tag} {
     }
     foreach i $udps {
         puts "U $tag $i [$sink($i) set npkts_] $bacc(u$i) [$sink($i) set nlost_]"
+    }
+    foreach k $fqs {
+        foreach fl [$qm($k) flows] {
+            puts "R $tag $k [$fl set flowid_] [$fl set src_] [$fl set pdepartures_]"
+        }
     }
 }
 """
@@ -660,6 +715,9 @@ def translate(
     sim = canonical["simulation"]
     w.emit(PRELUDE.format(what=what or "a scenario", rng_seed=rng_seed))
     w.nodes()
+    w.adjacency()
+    w.edges, w.aggregates = diffserv.plan(w)
+    w.last_hops = diffserv.last_hops(w)
     w.links()
     w.routes()
     w.flows_()
@@ -674,6 +732,11 @@ def translate(
     w.emit(f"set udps {{{' '.join(udps)}}}")
     traced = [str(i) for i, f in enumerate(w.flows) if f.get("trace")] if series else []
     w.emit(f"set traced {{{' '.join(traced)}}}")
+    fqs = [str(k) for k, q in enumerate(w.queues) if (q["from"], q["to"]) in w.last_hops]
+    qk = {(q["from"], q["to"]): k for k, q in enumerate(w.queues)}
+    for f, hop in zip(w.flows, diffserv.flow_last_hops(w), strict=True):
+        f["last_queue"] = qk.get(hop, -1)
+    w.emit(f"set fqs {{{' '.join(fqs)}}}")
     w.emit(SNAPSHOT)
     # Under 2^31 bytes per tick on the fastest link (2^30 B: a margin of two).
     fastest = max([q["bps"] for q in w.queues], default=1)
@@ -695,4 +758,6 @@ def translate(
         queues=w.queues,
         flows=w.flows,
         sample_s=_sample_interval(sim, duration) / 1e9 if series else 0.0,
+        aggregates=w.aggregates,
+        node_id=dict(w.node_id),
     )

@@ -329,10 +329,10 @@ def test_run_time_failure_is_recorded_then_retried_on_resume(tmp_path, monkeypat
     db = tmp_path / "rt.db"
     real = sweep_mod._run_one
 
-    def flaky(text: str, timeseries: bool = False, extra=None) -> dict:
+    def flaky(text: str, timeseries: bool = False, extra=None, summary: bool = True) -> dict:
         if tomllib.loads(text)["links"][3]["queue"]["limit_pkts"] == 50:
             raise _core.InternalError("boom")
-        return real(text, timeseries, extra)
+        return real(text, timeseries, extra, summary)
 
     monkeypatch.setattr(sweep_mod, "_run_one", flaky)
     res = aqmlab.sweep(base("1s"), {BUFFER: [20, 50, 80]}, runs=1, workers=1, db=db, progress=False)
@@ -523,6 +523,23 @@ def test_extra_metrics_are_computed_in_the_worker_and_stored(tmp_path):
         assert sorted(st.runs()["p_empty"]) == sorted(res.runs["p_empty"])
     direct = aqmlab.run(set_and_copy(base("1s"), BUFFER, 5))
     assert res.runs.set_index(BUFFER).loc[5, "p_empty"] == _p_empty(direct)["p_empty"]
+
+
+def test_summary_false_keeps_extras_metrics_alone(tmp_path):
+    # For runs whose summary (a column per queue and flow metric) would not fit in memory:
+    # the rows hold the point, the run and extra's numbers, in the store too.
+    from aqmlab.sweep import SweepArgumentError
+
+    db = tmp_path / "x.db"
+    res = aqmlab.sweep(
+        base("1s"), {BUFFER: [5, 50]}, runs=1, workers=1, extra=_p_empty, summary=False, db=db
+    )
+    assert list(res.runs.columns) == [BUFFER, "run", "p_empty"]
+    with Store(db) as st:
+        stored = st.runs()
+    assert "p_empty" in stored and not [c for c in stored if c.startswith(("queue:", "flow:"))]
+    with pytest.raises(SweepArgumentError, match="summary = False needs extra"):
+        aqmlab.sweep(base("1s"), {BUFFER: [5]}, summary=False, workers=1)
 
 
 def set_and_copy(s, path, value):

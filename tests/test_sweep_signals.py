@@ -261,10 +261,10 @@ def test_the_pool_reports_a_run_that_kills_its_worker_every_time(tmp_path, monke
     sweep_mod = sys.modules["aqmlab.sweep"]
     real = sweep_mod._run_one
 
-    def crash_on_30(text: str, timeseries: bool = False, extra=None):
+    def crash_on_30(text: str, timeseries: bool = False, extra=None, summary: bool = True):
         if "limit_pkts = 30" in text:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(text, timeseries, extra)
+        return real(text, timeseries, extra, summary)
 
     monkeypatch.setattr(sweep_mod, "_run_one", crash_on_30)
     res = aqmlab.sweep(

@@ -36,8 +36,8 @@ Claim = Context = Any
 
 
 class NotRunnableInNs2(RuntimeError):
-    """A reproduction step that has no ns-2.35 form at all (a module's own run pool for a
-    simulator ns-2 lacks, like the CIOQ switch): every claim is "not runnable"."""
+    """A reproduction step that has no ns-2.35 form at all (runs of what ns-2 lacks
+    throughout, like the CIOQ switch): every claim is "not runnable"."""
 
 
 @dataclass

@@ -242,14 +242,16 @@ def flatten(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _run_one(toml_text: str, timeseries: bool = False, extra=None) -> dict[str, Any]:
-    """Runs one scenario in a worker; returns its flat metrics (and, if asked, its time-series
-    tables, queues and traced flows, as Parquet bytes under the key "__timeseries__") or
-    raises."""
+def _run_one(
+    toml_text: str, timeseries: bool = False, extra=None, summary: bool = True
+) -> dict[str, Any]:
+    """Runs one scenario in a worker; returns its flat metrics (the summary's unless
+    ``summary`` is False, then ``extra``'s alone; and, if asked, its time-series tables,
+    queues and traced flows, as Parquet bytes under the key "__timeseries__") or raises."""
     from aqmlab.results import Results
 
     res = Results(_core.run(toml_text))
-    out = flatten(res.summary())
+    out = flatten(res.summary()) if summary else {}
     if extra is not None:
         for k, v in extra(res).items():
             if k in out:
@@ -389,11 +391,13 @@ def _resolve_run_one() -> Callable[..., dict[str, Any]]:
     return sys.modules[__name__]._run_one
 
 
-def _run_on_cluster(tasks, cluster, workers, want_ts, extra, done_with) -> None:
+def _run_on_cluster(tasks, cluster, workers, want_ts, extra, done_with, summary=True) -> None:
     client, lc = _client(cluster, workers)
     futs = {}
     try:
-        futs = {client.submit(_run_one, t[3], want_ts, extra, pure=False): t for t in tasks}
+        futs = {
+            client.submit(_run_one, t[3], want_ts, extra, summary, pure=False): t for t in tasks
+        }
         from distributed import as_completed
 
         for fut in as_completed(futs):
@@ -428,6 +432,7 @@ def sweep(
     timeseries: bool = True,
     extra: Callable[[Any], Mapping[str, float]] | None = None,
     per_run: Callable[[dict], Mapping[str, Any]] | None = None,
+    summary: bool = True,
 ) -> SweepResult:
     """Runs every point of ``grid`` (and ``zipped``) ``runs`` times.
 
@@ -443,6 +448,8 @@ def sweep(
     ``extra``: a module-level function of a run's ``Results`` returning more metrics
     ({name: number}), computed in the worker (e.g. probabilities from the queue
     distribution). The store keys runs by scenario, so a changed ``extra`` needs a new db.
+    ``summary``: False keeps ``extra``'s metrics alone, for runs whose summary (a column per
+    queue and flow metric) would not fit in memory: 6400 flows make 100 000 columns.
     ``per_run``: a function of one replication's scenario (a copy, with the point's fields
     and ``simulation.run`` set) returning more field assignments ({path: value}) for that
     replication: draws the engine does not make, such as start times from a numpy
@@ -451,6 +458,8 @@ def sweep(
     A failing run records its message and a command that reproduces it; the sweep goes on.
     """
     _check_args(grid, zipped, variants, runs, workers, per_run)
+    if not summary and extra is None:
+        raise SweepArgumentError("summary = False needs extra: a run would give no metrics")
     grid, zipped = _as_lists(grid), _as_lists(zipped)
     base_dict = copy.deepcopy(dict(base)) if isinstance(base, Mapping) else load(base)
     as_toml(base_dict)  # reject unserialisable values early
@@ -484,6 +493,7 @@ def sweep(
                 timeseries and store is not None,
                 extra,
                 per_run,
+                summary,
             )
     finally:
         if store is not None:
@@ -553,6 +563,7 @@ def _sweep(
     want_ts,
     extra,
     per_run=None,
+    summary=True,
 ):
     done = store.finished_keys() if store else set()
 
@@ -612,11 +623,11 @@ def _sweep(
     try:
         with signals_raise():
             if tasks and cluster is not None:
-                _run_on_cluster(tasks, cluster, workers, want_ts, extra, done_with)
+                _run_on_cluster(tasks, cluster, workers, want_ts, extra, done_with, summary)
             elif tasks:
                 run_tasks(
                     _resolve_run_one,
-                    [(t[3], want_ts, extra) for t in tasks],
+                    [(t[3], want_ts, extra, summary) for t in tasks],
                     workers or os.cpu_count() or 1,
                     lambda i, outcome: done_with(tasks[i], outcome),
                 )

@@ -284,8 +284,8 @@ def draw_sessions(s: dict) -> dict[str, str]:
 
 
 def one_run(point: Point, run: int) -> dict[str, float]:
-    """One replication of one configuration: its scenario with the drawn sessions, run,
-    reduced to :func:`switch_metrics` (module level: it runs in a worker process)."""
+    """One replication of one configuration, as a sweep of :func:`run_points` runs it:
+    its scenario with the drawn sessions, run, reduced to :func:`switch_metrics`."""
     import aqmlab
 
     s = network(*point[:5], topology=point[5], fabric=point[6])
@@ -296,60 +296,49 @@ def one_run(point: Point, run: int) -> dict[str, float]:
     return switch_metrics(aqmlab.run(s))
 
 
-def _digest(point: Point) -> str:
-    import hashlib
-    import json
-
-    s = network(*point[:5], topology=point[5], fabric=point[6])
-    return hashlib.sha1(json.dumps(s, sort_keys=True).encode()).hexdigest()[:12]
+def _variant(point: Point) -> dict[str, Any]:
+    """A sweep variant: the configuration's whole scenario (its nodes, links and flows
+    differ from every other's, and its warm-up with the switch's size)."""
+    n = network(*point[:5], topology=point[5], fabric=point[6])
+    return {k: n[k] for k in ("simulation", "nodes", "links", "flows")}
 
 
 def run_points(ctx: Context, pts: dict[str, tuple[Point, int]]):
-    """Every (configuration, replication) in a process pool, each reduced in its worker to
-    a few numbers; finished ones are kept in ``cioq_runs.json`` beside the report, keyed by
-    engine version, label and replication, so an interrupted reproduction resumes.
-
-    Not ``ctx.sweep``: its per-run summary holds every flow's metrics, and with 6400
-    sessions per run its tables outgrew 24 GB of memory (measured 2026-11-26, killed by
-    the OOM killer at quick size)."""
-    import concurrent.futures as cf
-    import json
-    import os
-
-    from aqmlab import _core
-
+    """Every (configuration, replication) through the reproduction's sweeps (its results
+    store, so an interrupted reproduction resumes), one sweep per replication count, each
+    run reduced in its worker to :func:`switch_metrics` (``summary=False``: a run's summary
+    with 6400 sessions has a column per flow metric, and those tables outgrew 24 GB of
+    memory at quick size, 2026-11-26). The 16×16 configurations go first: they are the
+    long ones, and the pool then ends with short ones."""
     if ctx.ns2_pass is not None:
         from aqmlab.reproduce_ns2 import NotRunnableInNs2
 
         raise NotRunnableInNs2("every configuration runs the CIOQ switch (ns-2.35 has none)")
-    path = ctx.out / ("cioq_runs_quick.json" if ctx.quick else "cioq_runs.json")
-    done: dict[str, dict[str, float]] = json.loads(path.read_text()) if path.exists() else {}
-    # The key holds a hash of the configuration's scenario: a changed model is never mixed
-    # with stored runs of the old one.
-    digest = {lab: _digest(p) for lab, (p, _) in pts.items()}
-    key = lambda lab, r: f"{_core.ENGINE_VERSION}|{digest[lab]}|{lab}|{r}"  # noqa: E731
-    # The 16×16 runs first: they are the long ones, and the pool then ends with short ones.
-    todo = sorted(
-        (
-            (lab, r)
-            for lab, (_, runs) in pts.items()
-            for r in range(runs)
-            if key(lab, r) not in done
-        ),
-        key=lambda t: -pts[t[0]][0][0],
-    )
-    workers = ctx.workers or os.cpu_count() or 1
-    if todo:
-        with cf.ProcessPoolExecutor(workers) as ex:
-            futs = {ex.submit(one_run, pts[lab][0], r): (lab, r) for lab, r in todo}
-            for k, f in enumerate(cf.as_completed(futs), 1):
-                lab, r = futs[f]
-                done[key(lab, r)] = f.result()
-                if k % 20 == 0 or k == len(futs):
-                    path.write_text(json.dumps(done))
-                    if ctx.progress:
-                        print(f"cioq: {k} of {len(futs)} runs", flush=True)
-    return {lab: [done[key(lab, r)] for r in range(runs)] for lab, (_, runs) in pts.items()}
+    by_runs: dict[int, list[str]] = {}
+    for lab in sorted(pts, key=lambda lab: -pts[lab][0][0]):
+        by_runs.setdefault(pts[lab][1], []).append(lab)
+    out: dict[str, list[dict[str, float]]] = {}
+    for runs, labels in by_runs.items():
+        variants = {lab: _variant(pts[lab][0]) for lab in labels}
+        first = pts[labels[0]][0]
+        res = ctx.sweep(
+            network(*first[:5], topology=first[5], fabric=first[6]),
+            variants=variants,
+            runs=runs,
+            per_run=draw_sessions,
+            extra=switch_metrics,
+            summary=False,
+            timeseries=False,
+            phase=f"{len(labels)} configurations × {runs} replications",
+        )
+        if len(res.runs) != len(labels) * runs:
+            raise RuntimeError(f"{len(res.runs)} of {len(labels) * runs} runs finished:\n"
+                               + res.failures.to_string())  # fmt: skip
+        metrics = [c for c in res.runs.columns if c not in ("variant", "run")]
+        for k, lab in enumerate(labels):
+            block = res.runs.iloc[k * runs : (k + 1) * runs]
+            out[lab] = [{m: float(row[m]) for m in metrics} for _, row in block.iterrows()]
+    return {lab: out[lab] for lab in pts}
 
 
 def switch_metrics(res) -> dict[str, float]:

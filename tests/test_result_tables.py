@@ -167,7 +167,7 @@ SFB += ["bucket_drops"]
 TIMESERIES = [("time_s", "float64"), ("queue", "str")] + [
     (c, "float64") for c in QUEUE_SERIES + RED + PIE + SFB
 ]
-FLOW_SERIES = ["cwnd", "ssthresh", "srtt_s", "delivered_pkts"]
+FLOW_SERIES = ["cwnd", "ssthresh", "srtt_s", "delivered_pkts", "cwnd_base"]
 
 
 def _schema(df: pd.DataFrame) -> list[tuple[str, str]]:

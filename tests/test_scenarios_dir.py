@@ -53,7 +53,9 @@ def test_tcp_scenario_reports_tcp_fields_and_traces():
     assert bottleneck["utilization"] > 0.9
     ft = r.flow_timeseries
     assert set(ft["flow"]) == {"bulk0"}
-    assert list(ft.columns) == ["time_s", "flow", "cwnd", "ssthresh", "srtt_s", "delivered_pkts"]
+    assert list(ft.columns) == [
+        "time_s", "flow", "cwnd", "ssthresh", "srtt_s", "delivered_pkts", "cwnd_base"
+    ]  # fmt: skip
     assert len(ft) == len(r.timeseries[r.timeseries["queue"] == "r0->r1"])
     assert (ft["cwnd"] >= 1).all()
     srtt = ft["srtt_s"].dropna()

@@ -80,7 +80,8 @@ class Results:
             exact per-period rates and time-weighted mean queues), and each AQM's metrics.
         flow_timeseries: one row per (sample time, traced TCP flow): cwnd and ssthresh in
             segments, smoothed RTT in seconds, cumulative delivered_pkts (unique segments
-            delivered in order) (flows with ``trace = true``).
+            delivered in order), cwnd_base (the window without Reno/NewReno fast recovery's
+            inflation: ns-2's ``cwnd_``) (flows with ``trace = true``).
         queue_dist: fraction of time each queue held exactly ``n_pkts`` waiting packets.
         queue_colours (only when a marker coloured some packet): the queue counters by
             drop precedence, one row per (queue, colour seen): arrivals, enqueued,

@@ -156,13 +156,14 @@ impl TimeSeries {
         self.queues.series()
     }
 
-    /// Every traced flow's series: cwnd and ssthresh in segments, srtt_s, delivered_pkts.
+    /// Every traced flow's series: cwnd and ssthresh in segments, srtt_s, delivered_pkts,
+    /// cwnd_base (the window without fast recovery's inflation: ns-2's `cwnd_`).
     pub fn flow_series(&self) -> impl Iterator<Item = Series<'_>> {
         self.flows.series()
     }
 }
 
-const FLOW_METRICS: [&str; 4] = ["cwnd", "ssthresh", "srtt_s", "delivered_pkts"];
+const FLOW_METRICS: [&str; 5] = ["cwnd", "ssthresh", "srtt_s", "delivered_pkts", "cwnd_base"];
 /// The columns every sampled queue records: its length (packets, bytes), then cumulative
 /// counters (since time 0, warm-up included): differences between samples give exact
 /// per-period rates and means.

@@ -141,7 +141,8 @@ fn time_series_are_one_long_table_per_kind() {
             "cwnd",
             "ssthresh",
             "srtt_s",
-            "delivered_pkts"
+            "delivered_pkts",
+            "cwnd_base"
         ]
     );
     assert_eq!(strings(ft, "flow"), vec!["t".to_string(); n]);

@@ -166,7 +166,9 @@ def read_series(script: Script, text: str) -> tuple[pd.DataFrame, pd.DataFrame]:
         {
             "time_s": f["k"] * dt,
             "flow": [flows[int(i)]["name"] for i in f["i"]],
-            "cwnd": f["cwnd"],
+            # ns-2's cwnd_ is the window without the inflation (dupwnd_, which ns-2 binds
+            # to no Tcl variable): aqmlab's cwnd_base; the inflated window is not read.
+            "cwnd": math.nan,
             "ssthresh": f["ssthresh"],
             "srtt_s": [
                 t / 8 * flows[int(i)]["tick_s"] for t, i in zip(f["t_srtt"], f["i"], strict=True)
@@ -174,6 +176,7 @@ def read_series(script: Script, text: str) -> tuple[pd.DataFrame, pd.DataFrame]:
             "delivered_pkts": [
                 b // flows[int(i)]["packet_size"] for b, i in zip(f["bytes"], f["i"], strict=True)
             ],
+            "cwnd_base": f["cwnd"],
         }
     )
     return out, fts

@@ -79,7 +79,7 @@ impl Simulator<'_> {
             if let Some(tcp) = &self.flows[f].tcp {
                 let s = &tcp.sender;
                 let delivered = tcp.receiver.delivered as f64;
-                let values = [s.cwnd, s.ssthresh, s.srtt_s(), delivered];
+                let values = [s.cwnd, s.ssthresh, s.srtt_s(), delivered, s.cwnd_base()];
                 self.ts.flows.record(e, k, &values);
             }
         }

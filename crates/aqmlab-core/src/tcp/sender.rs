@@ -314,6 +314,16 @@ impl Sender {
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
+    /// The window without Reno/NewReno fast recovery's inflation (ns-2's `cwnd_`, whose
+    /// inflation is `dupwnd_`): what ns-2 traces as the window, and papers plot.
+    pub fn cwnd_base(&self) -> f64 {
+        let inflated = self.in_recovery && self.cfg.variant != Variant::Sack && !self.prr_on();
+        if inflated {
+            self.base
+        } else {
+            self.cwnd
+        }
+    }
     /// Smoothed RTT in seconds (NaN before the first sample).
     pub fn srtt_s(&self) -> f64 {
         self.rtt.srtt_s()

@@ -753,3 +753,20 @@ fn ns2_times_a_segment_across_a_retransmission_below_it() {
         assert_eq!(s.stats.rtt_samples, samples, "{rule:?}");
     }
 }
+
+/// The traced window without the inflation (ns-2's `cwnd_`): during NewReno's recovery it
+/// is the halved window while cwnd grows by one per duplicate ACK; outside, cwnd itself.
+#[test]
+fn cwnd_base_is_the_window_without_the_inflation() {
+    let mut out = vec![];
+    let mut s = sender_with_flight_11(cfg(Variant::NewReno));
+    assert_eq!(s.cwnd_base(), s.cwnd);
+    for k in 0..5 {
+        s.on_ack(&ack(1), 200 * MS + k, &mut out);
+    }
+    assert!(s.in_recovery);
+    assert_eq!((s.cwnd, s.cwnd_base()), (10.5, 5.5));
+    s.on_ack(&ack(s.recover), 300 * MS, &mut out);
+    assert!(!s.in_recovery);
+    assert_eq!(s.cwnd_base(), s.cwnd);
+}

@@ -230,10 +230,16 @@ def cause_note(diag: pd.DataFrame) -> str:
     for label, f in [("median", np.nanmedian), ("max", np.nanmax)]:
         lines.append(
             f"| first excursion ends, {label} | "
-            + " | ".join(fmt(float(f(by[c]["first_return"].to_numpy()))) for c in cols)
+            + " | ".join(fmt(_nan_or(f, by[c]["first_return"].to_numpy())) for c in cols)
             + " |"
         )
     return "\n".join(lines)
+
+
+def _nan_or(f, x: np.ndarray) -> float:
+    """f over the values that are not NaN; NaN when there are none (no excursion in any
+    replication, or a scheme the ns-2.35 pass cannot run), without numpy's warning."""
+    return float(f(x)) if np.isfinite(x).any() or np.isinf(x).any() else math.nan
 
 
 def plot_spread(rec: pd.DataFrame, paper: dict, path) -> None:

@@ -22,8 +22,11 @@ $(STAMP): requirements-dev.txt | $(BIN)/python
 	touch $@
 
 # Builds the Rust extension in release mode into the virtual environment.
+# The checkout's path is remapped to "." so that the built module names no machine path
+# (its panic locations and debug names).
 develop: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH \
+		RUSTFLAGS="--remap-path-prefix=$(CURDIR)=." \
 		$(BIN)/maturin develop --release --quiet
 
 # The main job: every paper reproduction at quick size (REM, PSAND, ...), reports in $(OUT).

@@ -92,10 +92,11 @@ def _nan_like(df: pd.DataFrame) -> pd.DataFrame:
 def sweep(ctx: Context, base, grid, phase: str, kw: dict):
     """``Context.sweep`` of the ns-2.35 pass: aqmlab's sweep (every run already in its
     store) gives the rows' order, parameters and columns; ns-2.35 gives the values."""
+    import aqmlab
     from aqmlab import ns2
     from aqmlab.pool import run_tasks
     from aqmlab.scenario import load
-    from aqmlab.sweep import SweepResult, _replication, as_toml, points, sweep
+    from aqmlab.sweep import _replication, as_toml, points, sweep
 
     assert ctx.ns2_pass is not None and ctx.aqmlab_db is not None
     res_a = sweep(base, grid, db=ctx.aqmlab_db, workers=ctx.workers, progress=False, **kw)
@@ -116,7 +117,7 @@ def sweep(ctx: Context, base, grid, phase: str, kw: dict):
         s = _replication(base_dict, p, r, variants, kw.get("per_run"))
         label = f"{phase}: {_label(p)}"
         try:
-            ns2.translate(_canonical(s))
+            ns2.translate(aqmlab.canonical(s))
         except ns2.Unsupported as e:
             ctx.ns2_pass.configs[label] = e.problems
             texts.append(None)
@@ -142,25 +143,20 @@ def sweep(ctx: Context, base, grid, phase: str, kw: dict):
         if bar is not None:
             bar.stop()
     ctx.ns2_pass.runs += len(todo)
-    return _result(ctx, res_a, reps, outcome, want_ts, SweepResult)
+    return _result(ctx, res_a, outcome, want_ts)
 
 
-def _canonical(s: dict) -> dict:
-    import aqmlab
-
-    return aqmlab.canonical(s)
-
-
-def _result(ctx: Context, res_a, reps, outcome: dict[int, Any], want_ts: bool, SweepResult):
+def _result(ctx: Context, res_a, outcome: dict[int, Any], want_ts: bool):
     """ns-2.35's rows in aqmlab's order and columns (what ns-2 does not measure: NaN)."""
     from aqmlab.store import Store
+    from aqmlab.sweep import SweepResult
 
     assert ctx.ns2_pass is not None
     rows, keys = [], []
     params = [*res_a.params, "run"]
     metric_cols = [c for c in res_a.runs.columns if c not in params]
     with Store(ctx.aqmlab_db) as st:
-        for i, ((_p, _r), key) in enumerate(zip(reps, res_a.keys, strict=True)):
+        for i, key in enumerate(res_a.keys):
             row = {c: res_a.runs.iloc[i][c] for c in params}
             got = outcome.get(i)
             if isinstance(got, BaseException):

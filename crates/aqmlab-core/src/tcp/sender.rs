@@ -314,8 +314,7 @@ impl Sender {
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
-    /// The window without Reno/NewReno fast recovery's inflation (ns-2's `cwnd_`, whose
-    /// inflation is `dupwnd_`): what ns-2 traces as the window, and papers plot.
+    /// The window without Reno/NewReno recovery's inflation: ns-2's `cwnd_`, which papers plot.
     pub fn cwnd_base(&self) -> f64 {
         let inflated = self.in_recovery && self.cfg.variant != Variant::Sack && !self.prr_on();
         if inflated {
@@ -353,8 +352,7 @@ impl Sender {
         let retransmit = seq < self.maxseq;
         if retransmit {
             self.stats.retransmits += 1;
-            // Karn: a retransmitted segment's ACK is ambiguous, never an RTT sample. ns-2
-            // ends a measurement only at a timeout or a fast retransmit (`reset_rtx_timer`).
+            // Karn (ns-2 ends a measurement only at a timeout or fast retransmit instead).
             let karn = self.cfg.rtt_rule == RttRule::Rfc6298;
             if karn && matches!(self.timed, Some((t, _)) if t >= seq) {
                 self.timed = None;

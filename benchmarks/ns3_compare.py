@@ -7,7 +7,7 @@
     .venv/bin/python benchmarks/ns3_compare.py --agreement --ns3-python PATH [--sim 50]
         [--seeds 1 2 3] [--no-sack] [--ns3-cache DIR] [--ns3-script PATH]
 
-aqmlab's scenario mirrors ../shared/perf/ns3_dumbbell.py (the ns-3 reference):
+aqmlab's scenario mirrors benchmarks/ns3_dumbbell_counters.py (the ns-3 reference):
 N sender leaves -- 1 Gb/s, 10 ms -- left router -- 64 Mb/s, 20 ms -- right router --
 1 Gb/s, 10 ms -- N sink leaves (80 ms base RTT); N NewReno bulk flows starting uniformly in
 [0, 1) s; 1000-byte IP packets (960-byte segments); an ACK per segment; no SACK; 1 MB
@@ -73,7 +73,7 @@ import aqmlab
 from aqmlab import scenario as sc
 
 ROOT = Path(__file__).resolve().parent.parent
-NS3_SCRIPT = ROOT.parent / "shared" / "perf" / "ns3_dumbbell.py"
+NS3_SCRIPT = ROOT / "benchmarks" / "ns3_dumbbell_counters.py"
 
 
 PKT = 1000  # IP packet bytes of every data segment, as the ns-3 script sends them
@@ -281,7 +281,7 @@ def agreement(args: argparse.Namespace) -> int:
     """--agreement: both simulators, 20 and 160 flows, DropTail and RED, args.seeds."""
     if not args.ns3_python and not args.ns3_cache:
         sys.exit("--agreement needs --ns3-python (or --ns3-cache holding every run)")
-    script = args.ns3_script if args.ns3_script != NS3_SCRIPT else NS3_COUNTERS
+    script = args.ns3_script
     sack = not args.no_sack
     tcp = {"delayed_ack": False, "variant": "sack" if sack else "newreno"}
     runs = []

@@ -11,7 +11,7 @@ Prints one JSON line with wall-clock and simulation statistics.
 
 Usage: python dumbbell.py [--n 160] [--qdisc droptail|red] [--sim 50] [--seed 1]
 
-Issue 11 copy of ../shared/perf/ns3_dumbbell.py: the same network, plus
+The ns-3 side of benchmarks/ns3_compare.py: the dumbbell above, with
 - counters of retransmission timeouts (each doubling of a socket's RTO), classified by the
   congestion state the socket was in (OPEN, DISORDER, RECOVERY, LOSS) and by whether the
   head segment had already been retransmitted; entries into fast recovery; retransmitted

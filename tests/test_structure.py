@@ -1,14 +1,17 @@
-"""Structural rules of the Python package, kept by tests: no import circle among its
-modules (function-level imports included, which hide a circle from Python itself; the PSAND
-reproduction had one until it became a package)."""
+"""Structural rules of the code, kept by tests: no import circle among the Python
+package's modules (function-level imports included, which hide a circle from Python itself;
+the PSAND reproduction had one until it became a package), no function over 120 lines, and
+no `.expect("validated...")` in the engine."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "python" / "aqmlab"
+ENGINE = ROOT / "crates" / "aqmlab-core" / "src"
 
 
 def _module(path: Path) -> str:
@@ -77,3 +80,59 @@ def test_no_function_over_120_lines():
                 if n > MAX_FUNCTION_LINES:
                     long.append(f"{f.relative_to(ROOT)}:{node.lineno} {node.name} ({n} lines)")
     assert not long, long
+
+
+# Validation hands the builders checked values (`scenario::Checked`, fields parsed into their
+# types), so a builder has nothing left to look up or parse: an `.expect("validated")` there
+# is a check done twice, the second time as a panic.
+EXPECT_VALIDATED = re.compile(r'expect\(\s*"validated', re.IGNORECASE)
+INLINE_MOD = re.compile(r"(\s*)(?:pub(?:\([\w:]+\))? )?mod \w+ \{")
+
+
+def _test_files() -> set[Path]:
+    """The engine's files of modules declared under `#[cfg(test)]` (`mod tests;`)."""
+    out = set()
+    for f in ENGINE.rglob("*.rs"):
+        here = f.parent if f.name in ("lib.rs", "mod.rs") else f.parent / f.stem
+        test, path = False, None
+        for line in f.read_text("utf-8").splitlines():
+            s = line.strip()
+            if s == "#[cfg(test)]":
+                test = True
+            elif test and (m := re.fullmatch(r'#\[path = "(.+)"\]', s)):
+                path = f.parent / m.group(1)
+            elif test and (m := re.fullmatch(r"(?:pub(?:\([\w:]+\))? )?mod (\w+);", s)):
+                out.add(path or here / f"{m.group(1)}.rs")
+            if not s.startswith("#["):
+                test, path = False, None
+    return out
+
+
+def _non_test_text(f: Path) -> str:
+    """The file with its inline `#[cfg(test)]` modules blanked, line numbers kept (rustfmt
+    closes a module with a `}` at the indentation of its `mod` line)."""
+    out, test, close = [], False, None
+    for line in f.read_text("utf-8").splitlines():
+        if close is not None:
+            close = None if line == close else close
+            line = ""
+        elif test and (m := INLINE_MOD.fullmatch(line)):
+            close, line = m.group(1) + "}", ""
+        s = line.strip()
+        test = s == "#[cfg(test)]" or (test and s.startswith("#["))
+        out.append(line)
+    return "\n".join(out)
+
+
+def test_no_expect_after_validation_in_the_engine():
+    skip = _test_files()
+    assert skip, "found no test module files: the scan is broken"
+    found = []
+    for f in sorted(ENGINE.rglob("*.rs")):
+        if f in skip:
+            continue
+        text = _non_test_text(f)
+        for m in EXPECT_VALIDATED.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            found.append(f"{f.relative_to(ROOT)}:{line}")
+    assert not found, "\n".join(found)

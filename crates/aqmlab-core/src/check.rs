@@ -226,19 +226,29 @@ pub fn tagged_table<'de, D: Deserializer<'de>>(
     }
 }
 
+/// A parse error that names the offending value, as a validation problem does, at the
+/// field being read (`inner` writes its path in).
+pub fn invalid_value<E: serde::de::Error>(
+    value: impl fmt::Display,
+    message: impl fmt::Display,
+) -> E {
+    E::custom(format!("{INNER}{INNER}{value}{INNER}{message}"))
+}
+
 /// Deserializes the fields of a tagged table, keeping the path of an inner error.
 pub fn inner<T: DeserializeOwned, E: serde::de::Error>(t: toml::Table) -> Result<T, E> {
     serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
         let path = e.path().to_string();
         let msg = e.into_inner().message().trim().to_string();
-        // An error from a nested tagged table already carries its own inner marker.
+        // An error from a nested tagged table already carries its own inner marker, and
+        // one from `invalid_value` a marker with no path.
         match msg.strip_prefix(INNER) {
             Some(rest) => {
                 let (p2, rest) = rest.split_once(INNER).unwrap_or(("", rest));
-                let joined = if path == "." {
-                    p2.to_string()
-                } else {
-                    format!("{path}.{p2}")
+                let joined = match (path.as_str(), p2) {
+                    (".", p2) => p2.to_string(),
+                    (path, "") => path.to_string(),
+                    (path, p2) => format!("{path}.{p2}"),
                 };
                 E::custom(format!("{INNER}{joined}{INNER}{rest}"))
             }

@@ -39,11 +39,12 @@
 
 use super::blue::{default_blue_d1, default_blue_d2, BlueParams, BlueProb, Freeze};
 use super::{drop_level, Aqm, QueueCtx, QueueView, Reason, Verdict, NUM_COLOURS};
-use crate::check::{default_true, Problems};
+use crate::check::{default_true, invalid_value, Problems};
 use crate::packet::{Colour, Packet};
 use crate::rng::Rng;
 use crate::units::{Duration, Time};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
 
 /// The three letters, parsed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +75,38 @@ impl BioVariant {
                 b'I' => true,
                 _ => return None,
             },
+        })
+    }
+}
+
+impl fmt::Display for BioVariant {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let sa = |all| if all { 'A' } else { 'S' };
+        let m = if self.mark_idle { 'I' } else { 'T' };
+        write!(f, "{}{}{m}", sa(self.dec_all), sa(self.inc_all))
+    }
+}
+
+impl Serialize for BioVariant {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Parsed once, as the scenario is read, so that building cannot meet a bad variant; the
+/// error names the value and the eight allowed, as a validation problem would.
+impl<'de> Deserialize<'de> for BioVariant {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<BioVariant, D::Error> {
+        let s = String::deserialize(d)?;
+        BioVariant::parse(&s).ok_or_else(|| {
+            invalid_value(
+                format!("\"{s}\""),
+                format!(
+                    "must be three letters: decrement S or A, increment S or A, mark T or I \
+                     (one of {})",
+                    BIO_VARIANTS.map(|v| format!("\"{v}\"")).join(", ")
+                ),
+            )
         })
     }
 }
@@ -124,7 +157,7 @@ crate::check::packet_spec! {
 pub struct BioSpec {
     /// Decrement, increment and mark rules, one letter each.
     #[serde(default = "default_variant")]
-    pub variant: String,
+    pub variant: BioVariant,
     pub levels: Vec<BioLevel>,
     /// One more decrement per decrement freeze time of link idleness, at the next arrival.
     #[serde(default = "default_true")]
@@ -132,24 +165,17 @@ pub struct BioSpec {
 }
 }
 
-fn default_variant() -> String {
-    "AAI".into()
+/// AAI, the variant the paper evaluates.
+fn default_variant() -> BioVariant {
+    BioVariant {
+        dec_all: true,
+        inc_all: true,
+        mark_idle: true,
+    }
 }
 
 impl BioSpec {
     pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
-        let variant = BioVariant::parse(&self.variant);
-        if variant.is_none() {
-            p.err(
-                format!("{a}.variant"),
-                format!("\"{}\"", self.variant),
-                format!(
-                    "must be three letters: decrement S or A, increment S or A, mark T or I \
-                     (one of {})",
-                    BIO_VARIANTS.map(|v| format!("\"{v}\"")).join(", ")
-                ),
-            );
-        }
         let n = self.levels.len();
         if !(1..=NUM_COLOURS).contains(&n) {
             p.err(
@@ -159,22 +185,13 @@ impl BioSpec {
             );
         }
         for (i, l) in self.levels.iter().enumerate() {
-            self.check_level(a, i, l, variant, p);
+            self.check_level(a, i, l, p);
         }
-        if let Some(v) = variant {
-            self.check_precedence_order(a, v, p);
-        }
+        self.check_precedence_order(a, p);
         p.mean_pktsize(a, self.mean_pktsize);
     }
 
-    fn check_level(
-        &self,
-        a: &str,
-        i: usize,
-        l: &BioLevel,
-        v: Option<BioVariant>,
-        p: &mut Problems,
-    ) {
+    fn check_level(&self, a: &str, i: usize, l: &BioLevel, p: &mut Problems) {
         let li = format!("{a}.levels[{i}]");
         p.unit_interval(format!("{li}.d1"), l.d1);
         p.unit_interval(format!("{li}.d2"), l.d2);
@@ -218,13 +235,13 @@ impl BioSpec {
                 "must be a finite number > 0 (packets)",
             );
         }
-        match (v.map(|v| v.mark_idle), l.min_th) {
-            (Some(false), None) => p.err(
+        match (self.variant.mark_idle, l.min_th) {
+            (false, None) => p.err(
                 format!("{li}.min_th"),
                 "unset",
                 format!("required by the T mark rule (variant \"{}\")", self.variant),
             ),
-            (Some(true), Some(m)) => p.err(
+            (true, Some(m)) => p.err(
                 format!("{li}.min_th"),
                 m,
                 format!(
@@ -249,7 +266,8 @@ impl BioSpec {
     /// RFC 2597 §2 where the rule compares cumulative backlogs (A increments, T marks):
     /// Σ_{i≤p+1} q_i >= Σ_{i≤p} q_i, so a higher drop precedence whose threshold were
     /// larger would be spared while a lower one is dropped or marked.
-    fn check_precedence_order(&self, a: &str, v: BioVariant, p: &mut Problems) {
+    fn check_precedence_order(&self, a: &str, p: &mut Problems) {
+        let v = self.variant;
         for (i, w) in self.levels.windows(2).enumerate() {
             let k = i + 1;
             let mut order = |name: &str, c: f64, pv: f64, letter: &str| {
@@ -275,14 +293,13 @@ impl BioSpec {
     }
 
     pub fn build(&self, _q: &QueueCtx) -> Bio {
-        let v = BioVariant::parse(&self.variant).expect("validated");
         let scale = if self.byte_mode {
             self.mean_pktsize.0 as f64
         } else {
             1.0
         };
         Bio {
-            variant: v,
+            variant: self.variant,
             levels: self
                 .levels
                 .iter()
@@ -469,7 +486,7 @@ mod tests {
             min_th: t.then_some(min_th),
         };
         let mut s: BioSpec = toml::from_str("levels = []").unwrap();
-        s.variant = variant.into();
+        s.variant = BioVariant::parse(variant).unwrap();
         s.levels = vec![level(200.0, 10.0), level(50.0, 5.0)];
         let ctx = QueueCtx {
             limit_pkts: Some(1000),
@@ -499,6 +516,7 @@ mod tests {
                 if b.mark_idle { 'I' } else { 'T' },
             ];
             assert_eq!(letters.iter().collect::<String>(), v);
+            assert_eq!(b.to_string(), v, "the canonical echo");
         }
         for bad in ["", "AA", "AAIA", "aai", "AAX", "TAI", "AIA", "ÄAI"] {
             assert_eq!(BioVariant::parse(bad), None, "{bad}");

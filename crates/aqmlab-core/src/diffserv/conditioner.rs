@@ -78,6 +78,17 @@ pub struct ConditionerSpec {
 
 pub use super::classifier::glob_match;
 
+/// A conditioner's references, resolved once by validation: the simulator builds from them
+/// and looks no name up again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConditionerRefs {
+    /// The channel from `input` into the router; `None`: every input.
+    pub input: Option<u32>,
+    /// Each policy entry's class, an index into `classes`.
+    pub policy: Vec<u32>,
+    pub default_class: Option<u32>,
+}
+
 impl ConditionerSpec {
     /// Reports every problem under `a` (`nodes[i].conditioners[k]`). `hosts` are the
     /// scenario's host names; `neighbours` the nodes linked to this router.
@@ -152,6 +163,46 @@ impl ConditionerSpec {
         }
         check_patterns(&patterns, hosts, "class", p);
     }
+
+    /// Its references on router `node`; `None` if one names nothing (`validate` says so).
+    fn refs(&self, s: &Scenario, node: &str) -> Option<ConditionerRefs> {
+        let class = |name: &str| {
+            let k = self.classes.iter().position(|c| c.name == name)?;
+            Some(k as u32)
+        };
+        Some(ConditionerRefs {
+            input: match &self.input {
+                None => None,
+                Some(from) => Some(channel(s, from, node)?),
+            },
+            policy: (self.policy.iter())
+                .map(|e| class(&e.class))
+                .collect::<Option<_>>()?,
+            default_class: match &self.default_class {
+                None => None,
+                Some(d) => Some(class(d)?),
+            },
+        })
+    }
+}
+
+/// The channel from node `from` to node `to`: link k's a → b is channel 2k, b → a 2k + 1.
+fn channel(s: &Scenario, from: &str, to: &str) -> Option<u32> {
+    s.links.iter().enumerate().find_map(|(k, l)| {
+        let k = 2 * k as u32;
+        match (l.a == from && l.b == to, l.b == from && l.a == to) {
+            (true, _) => Some(k),
+            (_, true) => Some(k + 1),
+            _ => None,
+        }
+    })
+}
+
+/// Every conditioner's references, in node order; `None` if one does not resolve.
+pub fn resolve(s: &Scenario) -> Option<Vec<ConditionerRefs>> {
+    (s.nodes.iter())
+        .flat_map(|n| n.conditioners.iter().map(|c| c.refs(s, &n.name)))
+        .collect()
 }
 
 fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
@@ -270,25 +321,22 @@ pub struct Conditioner {
 }
 
 impl Conditioner {
-    /// Builds a validated spec; `names[i]` is node i's name.
-    pub fn new(spec: &ConditionerSpec, node: &str, names: &[&str], rng: Rng) -> Conditioner {
-        let class_ix = |n: &str| {
-            spec.classes
-                .iter()
-                .position(|c| c.name == n)
-                .expect("validated class name") as u32
-        };
+    /// Builds a validated spec with what validation resolved of it; `names[i]` is node
+    /// i's name.
+    pub fn new(
+        spec: &ConditionerSpec,
+        refs: &ConditionerRefs,
+        node: &str,
+        names: &[&str],
+        rng: Rng,
+    ) -> Conditioner {
+        let policy = (spec.policy.iter().zip(&refs.policy))
+            .map(|(e, &class)| (e.src.as_str(), e.dst.as_str(), class));
         Conditioner {
             node: node.to_string(),
             input: spec.input.clone(),
             capacity_bps: spec.capacity.map(|c| c.0),
-            classifier: Classifier::new(
-                spec.policy
-                    .iter()
-                    .map(|e| (e.src.as_str(), e.dst.as_str(), class_ix(&e.class))),
-                spec.default_class.as_deref().map(class_ix),
-                names,
-            ),
+            classifier: Classifier::new(policy, refs.default_class, names),
             classes: spec
                 .classes
                 .iter()
@@ -341,5 +389,67 @@ impl Conditioner {
             c.at_warmup = c.counts;
         }
         self.unclassified_at_warmup = self.unclassified;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ConditionerRefs;
+
+    /// Link 0 runs h0 → r as channel 0, link 1 runs r → h1 as channel 2 and h1 → r as 3.
+    const ROUTER: &str = r#"
+schema_version = 1
+
+[simulation]
+duration = "1s"
+
+[[nodes]]
+name = "h0"
+type = "host"
+
+[[nodes]]
+name = "r"
+type = "router"
+
+[[nodes.conditioners]]
+input = "h0"
+classes = [{ name = "x", meter = { type = "fixed" } }]
+
+[[nodes.conditioners]]
+input = "h1"
+classes = [{ name = "x", meter = { type = "fixed" } }, { name = "y", meter = { type = "fixed" } }]
+policy = [{ src = "h1", class = "y" }]
+default_class = "x"
+
+[[nodes]]
+name = "h1"
+type = "host"
+
+[[links]]
+a = "h0"
+b = "r"
+bandwidth = "10Mbps"
+delay = "1ms"
+queue = { limit_pkts = 10 }
+
+[[links]]
+a = "r"
+b = "h1"
+bandwidth = "10Mbps"
+delay = "1ms"
+queue = { limit_pkts = 10 }
+"#;
+
+    /// An input is the channel into the router whichever end of its link the router is.
+    #[test]
+    fn validation_resolves_inputs_to_channels_and_classes_to_indices() {
+        let s = crate::scenario::parse(ROUTER).unwrap();
+        let c = s.validate().unwrap();
+        let refs = |input, policy: &[u32], default_class| ConditionerRefs {
+            input: Some(input),
+            policy: policy.to_vec(),
+            default_class,
+        };
+        assert_eq!(c.conditioners, [refs(0, &[], None), refs(3, &[1], Some(0))]);
     }
 }

@@ -35,7 +35,7 @@ use crate::rng::Rng;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub use conditioner::{Conditioner, ConditionerSpec};
+pub use conditioner::{Conditioner, ConditionerRefs, ConditionerSpec};
 
 /// One byte in nanobits, the token unit.
 const NANOBITS_PER_BYTE: u128 = 8 * 1_000_000_000;

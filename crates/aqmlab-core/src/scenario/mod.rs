@@ -355,6 +355,10 @@ pub struct Checked<'a> {
     pub limits: Vec<(Limit, Limit)>,
     /// Each flow's open-loop pattern (`None` for TCP).
     pub sources: Vec<Option<OpenLoop>>,
+    /// Each switch's input-queue limit, in node order.
+    pub input_limits: Vec<Limit>,
+    /// Each conditioner's input channel and classes, in node order.
+    pub conditioners: Vec<crate::diffserv::ConditionerRefs>,
 }
 
 /// Parses and validates.
@@ -432,45 +436,41 @@ impl Scenario {
     /// Checks everything that parsing cannot: values, cross-field rules, references, routes,
     /// and returns the scenario with what the checks resolved, for the simulator to build.
     pub fn validate(&self) -> Result<Checked<'_>, ScenarioErrors> {
-        let index = self.node_indices();
         let ends = self.link_ends();
         let mut v = Validator::default();
         v.scenario(self, &ends);
-        let idx = |name: &str| index.get(name).map(|&i| i as u32);
-        let link_ends: Option<Vec<(u32, u32)>> = (ends.iter())
-            .map(|e| e.map(|(a, b)| (a as u32, b as u32)))
-            .collect();
-        let flow_ends: Option<Vec<(u32, u32)>> = self
-            .flows
-            .iter()
-            .map(|f| Some((idx(&f.src)?, idx(&f.dst)?)))
-            .collect();
-        let limits: Option<Vec<(Limit, Limit)>> = self
-            .links
-            .iter()
-            .map(|l| {
-                let forward = l.queue.limit()?;
-                let reverse = l
-                    .reverse_queue
-                    .as_ref()
-                    .map_or(Some(forward), |q| q.limit())?;
-                Some((forward, reverse))
-            })
-            .collect();
-        let sources: Option<Vec<Option<OpenLoop>>> =
-            self.flows.iter().map(FlowSpec::open_loop).collect();
-        match (link_ends, flow_ends, limits, sources) {
-            (Some(link_ends), Some(flow_ends), Some(limits), Some(sources)) if v.p.is_empty() => {
-                Ok(Checked {
-                    scenario: self,
-                    link_ends,
-                    flow_ends,
-                    limits,
-                    sources,
-                })
-            }
+        match self.resolve(&ends) {
+            Some(checked) if v.p.is_empty() => Ok(checked),
             _ => Err(self.repeat.locate(ScenarioErrors(v.p.errors))),
         }
+    }
+
+    /// What the checks resolved (`None` where something does not: the checks report it).
+    fn resolve(&self, ends: &[Option<(usize, usize)>]) -> Option<Checked<'_>> {
+        let index = self.node_indices();
+        let idx = |name: &str| index.get(name).map(|&i| i as u32);
+        let limits = |l: &LinkSpec| {
+            let reverse = l.reverse_queue.as_ref().unwrap_or(&l.queue);
+            Some((l.queue.limit()?, reverse.limit()?))
+        };
+        Some(Checked {
+            scenario: self,
+            link_ends: (ends.iter())
+                .map(|e| e.map(|(a, b)| (a as u32, b as u32)))
+                .collect::<Option<_>>()?,
+            flow_ends: (self.flows.iter())
+                .map(|f| Some((idx(&f.src)?, idx(&f.dst)?)))
+                .collect::<Option<_>>()?,
+            limits: self.links.iter().map(limits).collect::<Option<_>>()?,
+            sources: (self.flows.iter())
+                .map(FlowSpec::open_loop)
+                .collect::<Option<_>>()?,
+            input_limits: (self.nodes.iter())
+                .filter_map(|n| n.switch.as_ref())
+                .map(switch::SwitchSpec::input_limit)
+                .collect::<Option<_>>()?,
+            conditioners: crate::diffserv::conditioner::resolve(self)?,
+        })
     }
 }
 

@@ -36,7 +36,7 @@ pub(super) fn build(
     let mut edges = vec![];
     let mut conds: Vec<Conditioner> = vec![];
     let mut switches = 0;
-    for (i, n) in s.nodes.iter().enumerate() {
+    for n in &s.nodes {
         nodes.push(match n.kind {
             NodeKind::Host => Node::Host,
             NodeKind::Switch => {
@@ -56,17 +56,11 @@ pub(super) fn build(
                         &format!("nodes/{}/conditioners/{k}", n.name),
                     );
                     let id = conds.len() as u32;
-                    conds.push(Conditioner::new(spec, &n.name, &names, rng));
-                    match &spec.input {
+                    let refs = &c.conditioners[id as usize];
+                    conds.push(Conditioner::new(spec, refs, &n.name, &names, rng));
+                    match refs.input {
                         None => e.all = Some(id),
-                        Some(from) => {
-                            let from = names.iter().position(|x| x == from).expect("validated");
-                            let ch = channels
-                                .iter()
-                                .position(|ch| ch.from as usize == from && ch.to as usize == i)
-                                .expect("validated: input is a neighbour");
-                            e.inputs.push((ch as u32, id));
-                        }
+                        Some(ch) => e.inputs.push((ch, id)),
                     }
                 }
                 edges.push(e);

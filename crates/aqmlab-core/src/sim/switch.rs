@@ -113,7 +113,8 @@ pub(super) fn build(
         }
         let r = s.links[links[0]].bandwidth.0;
         let path_bps = sw.drain_bps(r, n);
-        let limit = sw.input_limit().expect("validated");
+        // This switch's: `out.list` holds those before it in node order.
+        let limit = c.input_limits[out.list.len()];
         let fifo = sw.inputs == Inputs::Fifo;
         let first = queues.len() as u32;
         let count = if fifo { n } else { n * n };

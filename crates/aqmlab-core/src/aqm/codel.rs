@@ -25,10 +25,13 @@
 //!   time is likely still about right.
 //!
 //! Choices (documented in docs/aqm/codel.md):
-//! - The control law uses an exact `libm::sqrt` in f64 and rounds the spacing down to the
-//!   nanosecond. Linux keeps a 16-bit reciprocal square root refined by one Newton step per
-//!   count increment (`codel_Newton_step`), an approximation good to about 0.1% for large
-//!   counts and less precise for the first few; the RFC's pseudo-code uses an exact sqrt.
+//! - The control law is Linux's (`codel_Newton_step`, `codel_control_law`; ns-3's
+//!   `CoDelQueueDisc` has the same arithmetic): 1/√count is kept as a 16-bit fixed-point
+//!   reciprocal refined by one Newton step per change of count, and the spacing is
+//!   interval × reciprocal. The first steps are coarse (count 2 gives 50.0 ms, not
+//!   100/√2 = 70.7 ms), later ones within 0.4% from count 10; RFC 8289's pseudo-code
+//!   takes an exact sqrt. A count raised without a step (FQ-CoDel's overflow drops) is
+//!   refined from the stale reciprocal at the next signal, as in Linux.
 //! - After the drop that enters the dropping state, the next packet is sent whatever its
 //!   sojourn (Linux `codel_dequeue`: the entry branch drops one packet only).
 //! - A drop inside the dropping state continues with the next head at the same instant,
@@ -102,15 +105,34 @@ pub struct CodelState {
     pub first_above_time: Option<Time>,
     /// When the next signal is due while dropping.
     pub drop_next: Time,
+    /// 1/√count in Q0.16 (Linux's `rec_inv_sqrt`): refined by `newton_step`.
+    pub rec_inv_sqrt: u16,
+    /// Whether the dropping state has ever been entered: before that, `drop_next` (0) is
+    /// no earlier dropping period to resume.
+    pub entered: bool,
     /// Sojourn time of the last departing packet.
     pub sojourn: Time,
     pending: Pending,
 }
 
-/// `t + interval/√count`, the spacing rounded down to the nanosecond.
+/// The reciprocal of √1 (Linux: `~0U >> REC_INV_SQRT_SHIFT`).
+pub const REC_INV_SQRT_ONE: u16 = u16::MAX;
+
+/// One Newton iteration of r ← r·(3 − count·r²)/2 towards 1/√count, in Linux's integer
+/// arithmetic (`codel_Newton_step`: Q0.32 intermediate, wrapping u64 products, the result
+/// truncated to 16 bits).
+pub fn newton_step(count: u32, rec_inv_sqrt: u16) -> u16 {
+    let invsqrt = u64::from(rec_inv_sqrt) << 16;
+    let invsqrt2 = (invsqrt * invsqrt) >> 32;
+    let val = (3u64 << 32).wrapping_sub(u64::from(count).wrapping_mul(invsqrt2)) >> 2;
+    (val.wrapping_mul(invsqrt) >> (32 - 2 + 1) >> 16) as u16
+}
+
+/// `t + interval·rec_inv_sqrt` (Linux `codel_control_law`: `reciprocal_scale`, the
+/// spacing rounded down to the nanosecond).
 #[inline]
-pub fn control_law(t: Time, interval: Time, count: u32) -> Time {
-    t + (interval as f64 / libm::sqrt(count.max(1) as f64)) as Time
+pub fn control_law(t: Time, interval: Time, rec_inv_sqrt: u16) -> Time {
+    t + ((u128::from(interval) * (u128::from(rec_inv_sqrt) << 16)) >> 32) as Time
 }
 
 impl CodelState {
@@ -148,7 +170,7 @@ impl CodelState {
                     self.dropping = false;
                     return self.finish(cfg, pkt);
                 }
-                self.drop_next = control_law(self.drop_next, cfg.interval, self.count);
+                self.drop_next = control_law(self.drop_next, cfg.interval, self.rec_inv_sqrt);
                 if now < self.drop_next {
                     return self.finish(cfg, pkt);
                 }
@@ -165,15 +187,23 @@ impl CodelState {
         } else if ok {
             self.dropping = true;
             let delta = self.count.wrapping_sub(self.lastcount);
-            // Signed: a drop_next still in the future counts as "soon after".
+            // Signed: a drop_next still in the future counts as "soon after". Linux's
+            // drop_next starts at 0 on a clock that counts from boot, so a first entry is
+            // never "soon after"; aqmlab's clock starts at 0 with the run, hence `entered`
+            // (without it, a count raised by FQ-CoDel's overflow drops in the first
+            // 16·interval of a run was resumed as if a dropping period had just ended).
             let since = now as i128 - self.drop_next as i128;
-            self.count = if delta > 1 && since < 16 * cfg.interval as i128 {
-                delta
+            let soon = self.entered && since < 16 * cfg.interval as i128;
+            self.entered = true;
+            if delta > 1 && soon {
+                self.count = delta;
+                self.rec_inv_sqrt = newton_step(self.count, self.rec_inv_sqrt);
             } else {
-                1
-            };
+                self.count = 1;
+                self.rec_inv_sqrt = REC_INV_SQRT_ONE;
+            }
             self.lastcount = self.count;
-            self.drop_next = control_law(now, cfg.interval, self.count);
+            self.drop_next = control_law(now, cfg.interval, self.rec_inv_sqrt);
             if cfg.ecn && pkt.ecn != Ecn::NotEct {
                 return Verdict::Mark(Reason::Dequeue);
             }
@@ -184,10 +214,11 @@ impl CodelState {
     }
 
     fn signal_while_dropping(&mut self, cfg: &CodelConfig, pkt: &Packet) -> Verdict {
-        self.count = self.count.saturating_add(1);
+        self.count = self.count.wrapping_add(1);
+        self.rec_inv_sqrt = newton_step(self.count, self.rec_inv_sqrt);
         if cfg.ecn && pkt.ecn != Ecn::NotEct {
             // A mark ends the loop: the packet is sent, the next signal is scheduled now.
-            self.drop_next = control_law(self.drop_next, cfg.interval, self.count);
+            self.drop_next = control_law(self.drop_next, cfg.interval, self.rec_inv_sqrt);
             return Verdict::Mark(Reason::Dequeue);
         }
         self.pending = Pending::InLoop;
@@ -202,10 +233,12 @@ impl CodelState {
         }
     }
 
-    /// The queue was found empty (Linux: a dequeue that returns nothing).
+    /// The queue was found empty (Linux: a dequeue that returns nothing leaves the
+    /// dropping state and keeps `first_above_time`: an FQ-CoDel flow whose last packet
+    /// left above target, with more than an MTU waiting in other flows, is still above
+    /// target when it returns).
     pub fn on_empty(&mut self) {
         self.dropping = false;
-        self.first_above_time = None;
         self.pending = Pending::None;
     }
 
@@ -418,14 +451,15 @@ mod tests {
             assert_eq!(d, 1, "{limit:?}");
             assert!(state(&q).dropping);
             assert_eq!(state(&q).count, 1);
-            assert_eq!(state(&q).drop_next, 205 * MS);
+            // 100 ms × Linux's reciprocal of √1, 0xffff / 2^16.
+            assert_eq!(state(&q).drop_next, 105 * MS + 99_998_474);
             assert_eq!(q.counters.dropped[Reason::Dequeue as usize], 1);
             q.check_conservation(&a).unwrap();
         }
     }
 
     #[test]
-    fn drops_are_spaced_by_interval_over_sqrt_count() {
+    fn drops_are_spaced_by_linuxs_reciprocal_square_root() {
         for limit in limits() {
             let mut a = PacketArena::default();
             let mut q = queue(CodelConfig::default(), limit);
@@ -441,14 +475,18 @@ mod tests {
                     drops.push(t);
                 }
             }
-            // By hand: 105 ms, then +100/√1, +100/√2, +100/√3, +100/√4 ms (floored to ns),
-            // each taken at the first 100 µs dequeue tick at or after it is due.
+            // 105 ms, then 100 ms × r(count) for counts 1-4, r by Linux's Newton steps from
+            // 0xffff (computed apart, in Python, from codel_Newton_step's integer code):
+            // 0xffff, 32769, 36864, 31968 / 2^16, i.e. 99.998, 50.002, 56.250, 48.779 ms
+            // where 100/√count gives 100, 70.7, 57.7, 50 ms. Each is taken at the first
+            // 100 µs dequeue tick at or after it is due.
+            let d1 = 105_000_000u64 + 99_998_474;
             let law = [
                 105_000_000u64,
-                205_000_000,
-                205_000_000 + 70_710_678,
-                205_000_000 + 70_710_678 + 57_735_026,
-                205_000_000 + 70_710_678 + 57_735_026 + 50_000_000,
+                d1,
+                d1 + 50_001_525,
+                d1 + 50_001_525 + 56_250_000,
+                d1 + 50_001_525 + 56_250_000 + 48_779_296,
             ];
             for (k, (&got, &due)) in drops.iter().zip(&law).enumerate() {
                 let tick = due.div_ceil(100_000) * 100_000;
@@ -467,8 +505,8 @@ mod tests {
         take(&mut q, &mut a, 5 * MS);
         assert_eq!(take(&mut q, &mut a, 105 * MS).1, 1);
         // Nothing dequeued until 400 ms: drop_next = 205 ms is overdue. Each drop in the loop
-        // moves drop_next by 100/√count ms: 205 → 275.7 → 333.4 → 383.4, all ≤ 400 ms, then
-        // 428.2 > 400: four drops (count 2..5) at the same instant, then a packet is sent.
+        // moves drop_next by 100 ms × r(count): 205.0 → 255.0 → 311.2 → 360.0, all ≤ 400 ms,
+        // then 404.2 > 400: four drops (count 2..5) at the same instant, then a packet is sent.
         let (s, d) = take(&mut q, &mut a, 400 * MS);
         assert!(s.is_some());
         assert_eq!(d, 4);
@@ -486,14 +524,18 @@ mod tests {
             count: 6,
             lastcount: 1,
             drop_next: 2_000_000_000,
+            entered: true,
+            rec_inv_sqrt: 26_481, // where the Newton steps from 0xffff leave count 6
             first_above_time: Some(3_000_000_000),
             ..Default::default()
         };
         let v = s.on_dequeue(&cfg, &p, 1_000_000, 3_000_000_000);
         assert_eq!(v, Verdict::Drop(Reason::Dequeue));
         assert_eq!((s.count, s.lastcount), (5, 5));
-        // Next signal 100 ms/√5 = 44.721359 ms later (floored to the ns).
-        assert_eq!(s.drop_next, 3_000_000_000 + 44_721_359);
+        // One Newton step from count 6's reciprocal towards 1/√5: 28 912 / 2^16, the next
+        // signal 44.116210 ms later (100/√5 = 44.72 ms).
+        assert_eq!(s.rec_inv_sqrt, 28_912);
+        assert_eq!(s.drop_next, 3_000_000_000 + 44_116_210);
     }
 
     #[test]
@@ -503,6 +545,7 @@ mod tests {
             count: 9,
             lastcount: 1,
             drop_next: 0,
+            entered: true,
             first_above_time: Some(0),
             ..Default::default()
         };
@@ -518,11 +561,54 @@ mod tests {
         let mut s2 = CodelState {
             count: 9,
             lastcount: 1,
+            entered: true,
             first_above_time: Some(0),
             ..Default::default()
         };
         s2.on_dequeue(&cfg, &p, 1_000_000, 16 * cfg.interval - 1);
         assert_eq!(s2.count, 8);
+    }
+
+    #[test]
+    fn newton_steps_follow_linuxs_integer_arithmetic() {
+        // From 0xffff, counts 2..6 (values computed apart from codel_Newton_step's C).
+        let mut r = REC_INV_SQRT_ONE;
+        let mut got = vec![];
+        for count in 2..=6 {
+            r = newton_step(count, r);
+            got.push(r);
+        }
+        assert_eq!(got, [32_769, 36_864, 31_968, 28_935, 26_481]);
+        // Converges: 1/√100 = 0.1 within 0.1% after steps from count 2 on.
+        for count in 7..=100 {
+            r = newton_step(count, r);
+        }
+        assert!((f64::from(r) / 65_536.0 - 0.1).abs() < 1e-4, "{r}");
+        // A count raised far past the reciprocal (FQ-CoDel's overflow drops) wraps as in
+        // Linux: from 1/√1 towards count 5 the result is 5 / 2^16, a 7.6 µs spacing.
+        assert_eq!(newton_step(5, REC_INV_SQRT_ONE), 5);
+        assert_eq!(control_law(0, 100_000_000, 5), 7_629);
+    }
+
+    #[test]
+    fn a_first_entry_starts_at_one_whatever_the_count() {
+        // FQ-CoDel's overflow drops raise a flow's count before its CoDel ever dropped:
+        // early in a run (now < 16 intervals, drop_next still 0) that is no dropping
+        // period to resume (Linux's drop_next 0 lies at boot time).
+        let cfg = CodelConfig::default();
+        let p = Packet {
+            size: 1500,
+            ..Default::default()
+        };
+        let mut s = CodelState {
+            count: 40,
+            first_above_time: Some(0),
+            ..Default::default()
+        };
+        let v = s.on_dequeue(&cfg, &p, 1_000_000, cfg.interval);
+        assert_eq!(v, Verdict::Drop(Reason::Dequeue));
+        assert_eq!((s.count, s.lastcount, s.entered), (1, 1, true));
+        assert_eq!(s.drop_next, cfg.interval + 99_998_474);
     }
 
     #[test]
@@ -638,7 +724,8 @@ mod tests {
         };
         s.on_empty();
         assert!(!s.dropping);
-        assert_eq!(s.first_above_time, None);
+        // Linux keeps first_above_time (codel_dequeue with no packet).
+        assert_eq!(s.first_above_time, Some(0));
         // The target parameter is observable: a 1 s target never arms the timer at 0.5 s.
         let slow = CodelConfig {
             target: 1_000_000_000,

@@ -8,7 +8,7 @@ BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.deps-$(shell cksum requirements-dev.txt | cut -d' ' -f1)
 OUT    ?= results/reproduce
 
-.PHONY: all run test test-rust test-python test-slow bench lint fmt develop clean
+.PHONY: all run test test-rust test-python test-slow bench lint fmt develop clean ns3
 
 all: develop
 
@@ -58,6 +58,19 @@ fmt: $(STAMP)
 	cargo fmt --all
 	$(BIN)/ruff format python tests
 	$(BIN)/ruff check --fix python tests
+
+# ns-3.44, the second reference simulator (`aqmlab crosscheck --ns3`, docs/ns3.md), in its
+# own environment: the PyPI build of ns-3 (cppyy bindings, about 500 MB installed).
+NS3_VENV ?= .ns3-venv
+NS3_PKG  ?= ns3==3.44.post0
+
+ns3: $(NS3_VENV)/.installed-$(NS3_PKG)
+
+$(NS3_VENV)/.installed-$(NS3_PKG):
+	$(PYTHON) -m venv $(NS3_VENV)
+	$(NS3_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(NS3_VENV)/bin/python -m pip install --quiet "$(NS3_PKG)"
+	touch "$@"
 
 clean:
 	rm -rf target $(VENV) results

@@ -19,6 +19,7 @@ EPILOG = """examples:
   aqmlab sweep sw.toml --db sw.db        a sweep; kill it any time, rerun to resume
   aqmlab results sw.db --export parquet  every finished run as a table
   aqmlab crosscheck my.toml --runs 5     the same scenario in ns-2.35 beside aqmlab
+  aqmlab crosscheck my.toml --ns3        ... in ns-3.44 (CoDel, PIE, FQ-CoDel)
 
 Scenario reference: docs/scenarios.md. Exit status: 0 ok, 1 some sweep runs failed,
 2 invalid input (or not runnable in ns-2.35), 3 engine error or out of memory,
@@ -227,7 +228,7 @@ def _set_value(text: str) -> object:
 
 
 def cmd_crosscheck(args: argparse.Namespace) -> int:
-    from aqmlab import ns2
+    from aqmlab import ns2, ns3
     from aqmlab.crosscheck import crosscheck
     from aqmlab.scenario import load
     from aqmlab.sweep import set_field
@@ -240,14 +241,21 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
             return 2
         set_field(s, path.strip(), _set_value(value.strip()))
     try:
-        cc = crosscheck(s, runs=args.runs, all_queues=args.all_queues, workers=args.workers)
-    except ns2.Unsupported as e:
+        cc = crosscheck(
+            s,
+            runs=args.runs,
+            all_queues=args.all_queues,
+            workers=args.workers,
+            reference="ns3" if args.ns3 else "ns2",
+            cache=args.cache,
+        )
+    except ns2.Unsupported as e:  # ns3.Unsupported too
         print(f"error: {args.file}: {e}", file=sys.stderr)
         return 2
-    except ns2.NotInstalled as e:
+    except (ns2.NotInstalled, ns3.NotInstalled) as e:
         print(f"error: {e}", file=sys.stderr)
         return 4
-    text = f"## {args.file}: aqmlab against ns-2.35\n\n" + cc.markdown()
+    text = f"## {args.file}: aqmlab against {cc.reference}\n\n" + cc.markdown()
     print(text, end="")
     if args.out:
         out = Path(args.out)
@@ -331,7 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=cmd_reproduce)
 
     c = sub.add_parser(
-        "crosscheck", help="run a scenario in aqmlab and in ns-2.35, replicated, and compare"
+        "crosscheck",
+        help="run a scenario in aqmlab and in ns-2.35 (or ns-3.44), replicated, and compare",
     )
     c.add_argument("file", help="scenario TOML file")
     c.add_argument("--runs", type=int, default=5, help="replications in each simulator")
@@ -340,6 +349,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="PATH=VALUE",
         help="set a field first, by its sweep path (repeat[0].count=160); VALUE is TOML",
+    )
+    c.add_argument(
+        "--ns3",
+        action="store_true",
+        help="against ns-3.44 (the PyPI package ns3 in its own environment: `make ns3`)",
+    )
+    c.add_argument(
+        "--cache", metavar="DIR", help="keep the reference's outputs here and reuse them"
     )
     c.add_argument("--all-queues", action="store_true", help="list idle queues too")
     c.add_argument("--workers", type=int, help="simulations at once (default: all cores)")

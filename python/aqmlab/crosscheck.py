@@ -1,9 +1,11 @@
-"""One scenario in aqmlab and in ns-2.35, replicated, metric by metric (docs/ns2.md).
+"""One scenario in aqmlab and in a reference simulator, ns-2.35 (docs/ns2.md) or ns-3.44
+(docs/ns3.md), replicated, metric by metric.
 
 Replication k runs the canonical scenario with ``simulation.run = k`` in both simulators:
 the `[[repeat]]` draws (start times) are expanded once by aqmlab and written into the ns-2
-script, so both run the same arrival pattern; the randomness inside each simulator (RED's
-and REM's coin flips, link loss, Poisson gaps) comes from its own generator. Each metric
+script or the ns-3 spec, so both run the same arrival pattern; the randomness inside each
+simulator (RED's and REM's coin flips, link loss, Poisson gaps) comes from its own
+generator. Each metric
 gets a mean and a Student-t 95% half-width over the replications; a difference is flagged
 where the two intervals do not overlap *and* the means differ by more than 5%.
 """
@@ -21,11 +23,14 @@ from typing import Any
 import pandas as pd
 
 import aqmlab
-from aqmlab import ns2
+from aqmlab import ns2, ns3
 from aqmlab.scenario import ScenarioLike, load
 from aqmlab.stats import mean_ci
 
 FLAG_REL = 0.05
+
+#: The reference simulators: their label in tables.
+REFERENCES = {"ns2": "ns-2.35", "ns3": ns3.SIMULATOR}
 
 # (metric, how it is read from a queues row of either simulator)
 QUEUE_METRICS: list[tuple[str, Callable[[Any], float]]] = [
@@ -38,8 +43,18 @@ QUEUE_METRICS: list[tuple[str, Callable[[Any], float]]] = [
     ("mark_rate", lambda q: q["marked"] / q["dequeued"] if q["dequeued"] else 0.0),
     ("mean_queue_pkts", lambda q: q["mean_queue_pkts"]),
 ]
+# ns-3 tells apart the drops of a full buffer and CoDel's at the head (ns-2's queues
+# make neither kind beside the early drops).
+SPLIT_METRICS: list[tuple[str, Callable[[Any], float]]] = [
+    (
+        "overflow_drop_rate",
+        lambda q: q["dropped_overflow"] / q["arrivals"] if q["arrivals"] else 0.0,
+    ),
+    ("dequeue_drop_rate", lambda q: q["dropped_dequeue"] / q["arrivals"] if q["arrivals"] else 0.0),
+]
 # Totals over the TCP flows, and over the UDP flows.
 TCP_METRICS = ["goodput_bps", "sent_pkts", "retransmits", "timeouts"]
+NS3_TCP_METRICS = ["fast_recoveries"]
 UDP_METRICS = ["received_pkts", "goodput_bps"]
 
 
@@ -65,6 +80,9 @@ def _replication(
 
 
 def _one(c: dict[str, Any], sim: str, cache: Any = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    if sim == "ns3":
+        r3 = ns3.run(c, cache=cache)
+        return r3.queues, r3.flows
     if sim == "ns2":
         # With a cache, the time series too: the same script as a reproduction's ns-2.35
         # pass runs, so each replication runs in ns-2 once (sampling changes no result).
@@ -73,26 +91,31 @@ def _one(c: dict[str, Any], sim: str, cache: Any = None) -> tuple[pd.DataFrame, 
     return _aqmlab_tables(aqmlab.run(c))
 
 
-def _rows(queues: pd.DataFrame, flows: pd.DataFrame) -> dict[tuple[str, str], float]:
+def _rows(
+    queues: pd.DataFrame, flows: pd.DataFrame, split: bool = False
+) -> dict[tuple[str, str], float]:
     out: dict[tuple[str, str], float] = {}
+    metrics = QUEUE_METRICS + (SPLIT_METRICS if split else [])
     for q in queues.to_dict("records"):
-        for metric, get in QUEUE_METRICS:
+        for metric, get in metrics:
             out[(f"queue {q['name']}", metric)] = float(get(q))
-    for kind, metrics in (("tcp", TCP_METRICS), ("udp", UDP_METRICS)):
+    for kind, names in (("tcp", TCP_METRICS), ("udp", UDP_METRICS)):
         sel = flows[flows["kind"] == "tcp"] if kind == "tcp" else flows[flows["kind"] != "tcp"]
         if len(sel):
-            for m in metrics:
+            for m in names + (NS3_TCP_METRICS if split and kind == "tcp" else []):
                 out[(f"{len(sel)} {kind} flows (total)", m)] = float(sel[m].sum())
     return out
 
 
 @dataclass
 class Crosscheck:
-    """Per (table, metric): each simulator's mean and 95% half-width, the relative
-    difference of aqmlab from ns-2.35, and the flag."""
+    """Per (table, metric): each simulator's mean and 95% half-width (``ref_*``: the
+    reference simulator's), the relative difference of aqmlab from the reference, and the
+    flag."""
 
     table: pd.DataFrame
     runs: int
+    reference: str = "ns-2.35"
 
     @property
     def flagged(self) -> pd.DataFrame:
@@ -104,13 +127,13 @@ class Crosscheck:
             out += [
                 f"### {what}",
                 "",
-                "| metric | ns-2.35 | aqmlab | aqmlab vs ns-2.35 | |",
+                f"| metric | {self.reference} | aqmlab | aqmlab vs {self.reference} | |",
                 "|---|---|---|---|---|",
             ]
             for r in g.to_dict("records"):
                 rel = "—" if math.isnan(r["rel_diff"]) else f"{r['rel_diff']:+.1%}"
                 out.append(
-                    f"| {r['metric']} | {_pm(r['ns2_mean'], r['ns2_ci'])} "
+                    f"| {r['metric']} | {_pm(r['ref_mean'], r['ref_ci'])} "
                     f"| {_pm(r['aqmlab_mean'], r['aqmlab_ci'])} | {rel} "
                     f"| {'**differs**' if r['flag'] else ''} |"
                 )
@@ -136,13 +159,13 @@ def _pm(m: float, ci: float) -> str:
 BUSY_QUEUE_PKTS = 0.1
 
 
-def _busy(table: str, values: dict[tuple[str, str, str], list[float]]) -> bool:
+def _busy(table: str, values: dict[tuple[str, str, str], list[float]], ref: str) -> bool:
     # A queue is listed when it drops, or holds 0.1 packets on average, in either
     # simulator: a dumbbell's hundreds of access queues would bury the bottleneck.
     return any(
         max(values[(sim, table, "drop_rate")]) > 0
         or max(values[(sim, table, "mean_queue_pkts")]) >= BUSY_QUEUE_PKTS
-        for sim in ("ns2", "aqmlab")
+        for sim in (ref, "aqmlab")
     )
 
 
@@ -154,32 +177,40 @@ def crosscheck(
     all_queues: bool = False,
     workers: int | None = None,
     ns2_cache: str | os.PathLike | None = None,
+    reference: str = "ns2",
+    cache: str | os.PathLike | None = None,
 ) -> Crosscheck:
-    """Runs the scenario ``runs`` times in each simulator and compares every metric;
-    ``per_run`` draws each replication's own fields as a sweep's does. ``ns2_cache``: a
-    directory of ns-2 outputs to reuse and fill (``aqmlab.ns2.run``'s ``cache``)."""
+    """Runs the scenario ``runs`` times in aqmlab and in ``reference`` ("ns2": ns-2.35,
+    "ns3": ns-3.44) and compares every metric; ``per_run`` draws each replication's own
+    fields as a sweep's does. ``cache`` (``ns2_cache``, its older name): a directory of
+    the reference's outputs to reuse and fill (``aqmlab.ns2.run``'s ``cache``)."""
     if runs < 1:
         raise ValueError(f"runs = {runs}: must be at least 1")
+    if reference not in REFERENCES:
+        raise ValueError(f"reference = {reference!r}: one of {', '.join(REFERENCES)}")
     base = load(scenario) if isinstance(scenario, (str, os.PathLike)) else dict(scenario)
     reps = [_replication(base, k, per_run) for k in range(runs)]
-    ns2.translate(reps[0])  # Unsupported before anything runs
-    if not ns2.available():
-        raise ns2.NotInstalled(ns2.INSTALL_HINT)
-    jobs = [(c, sim) for c in reps for sim in ("ns2", "aqmlab")]
+    back = ns3 if reference == "ns3" else ns2
+    back.translate(reps[0])  # Unsupported before anything runs
+    if not back.available():
+        raise back.NotInstalled(back.INSTALL_HINT)
+    cache = cache if cache is not None else ns2_cache
+    jobs = [(c, sim) for c in reps for sim in (reference, "aqmlab")]
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        results = list(pool.map(lambda j: _one(*j, ns2_cache), jobs))
+        results = list(pool.map(lambda j: _one(*j, cache), jobs))
     values: dict[tuple[str, str, str], list[float]] = {}
     order: list[tuple[str, str]] = []
     for (_, sim), (queues, flows) in zip(jobs, results, strict=True):
-        for key, v in _rows(queues, flows).items():
+        for key, v in _rows(queues, flows, split=reference == "ns3").items():
             if key not in order:
                 order.append(key)
             values.setdefault((sim, *key), []).append(v)
     rows = []
     for key in order:
-        if key[0].startswith("queue ") and not all_queues and not _busy(key[0], values):
+        if key[0].startswith("queue ") and not all_queues and not _busy(key[0], values, reference):
             continue
-        (nm, nc), (am, ac) = mean_ci(values[("ns2", *key)]), mean_ci(values[("aqmlab", *key)])
+        ref = values.get((reference, *key), [math.nan])
+        (nm, nc), (am, ac) = mean_ci(ref), mean_ci(values.get(("aqmlab", *key), [math.nan]))
         rel = (am - nm) / abs(nm) if nm else (0.0 if am == nm else math.nan)
         apart = not (math.isnan(nc) or math.isnan(ac)) and abs(am - nm) > nc + ac
         flag = apart and (math.isnan(rel) or abs(rel) > FLAG_REL)
@@ -187,15 +218,15 @@ def crosscheck(
             {
                 "table": key[0],
                 "metric": key[1],
-                "ns2_mean": nm,
-                "ns2_ci": nc,
+                "ref_mean": nm,
+                "ref_ci": nc,
                 "aqmlab_mean": am,
                 "aqmlab_ci": ac,
                 "rel_diff": rel,
                 "flag": bool(flag),
             }
         )
-    return Crosscheck(pd.DataFrame(rows), runs)
+    return Crosscheck(pd.DataFrame(rows), runs, REFERENCES[reference])
 
 
-__all__ = ["FLAG_REL", "Crosscheck", "crosscheck"]
+__all__ = ["FLAG_REL", "REFERENCES", "Crosscheck", "crosscheck"]

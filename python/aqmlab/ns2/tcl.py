@@ -110,10 +110,14 @@ class Unsupported(ValueError):
     """The scenario uses what ns-2.35 cannot run exactly; ``problems`` lists each
     (path, what is not translated)."""
 
+    simulator = "ns-2.35"
+
     def __init__(self, problems: list[tuple[str, str]]):
         self.problems = problems
         lines = "\n".join(f"  {p}: {m}" for p, m in problems)
-        super().__init__(f"{len(problems)} part(s) of the scenario cannot run in ns-2.35:\n{lines}")
+        super().__init__(
+            f"{len(problems)} part(s) of the scenario cannot run in {self.simulator}:\n{lines}"
+        )
 
 
 @dataclass

@@ -183,7 +183,7 @@ class _Spec:
             "MinTh": ["double", aqm.pop("min_th")],
             "MaxTh": ["double", aqm.pop("max_th")],
             "LInterm": ["double", 1.0 / aqm.pop("max_p")],
-            "QW": ["double", 0.002 if w_q == "auto" else w_q],
+            "QW": ["double", w_q if w_q != "auto" else 0.0],  # refused above
             "Gentle": ["bool", aqm.pop("gentle")],
             "Wait": ["bool", COUNT_RULE_WAIT.get(rule, True)],
             "MeanPktSize": ["uint", nbytes(aqm.pop("mean_pktsize"))],

@@ -22,11 +22,14 @@ $(STAMP): requirements-dev.txt | $(BIN)/python
 	touch $@
 
 # Builds the Rust extension in release mode into the virtual environment.
-# The checkout's path is remapped to "." so that the built module names no machine path
-# (its panic locations and debug names).
+# The checkout's path is remapped to "." and Cargo's home (where the dependencies' sources
+# live) to "cargo", in Rust and in the C that dependencies compile (mimalloc), so that the
+# built module names no machine path (its panic locations, __FILE__ and debug names).
+CARGO_HOME ?= $(HOME)/.cargo
 develop: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH \
-		RUSTFLAGS="--remap-path-prefix=$(CURDIR)=." \
+		RUSTFLAGS="--remap-path-prefix=$(CURDIR)=. --remap-path-prefix=$(CARGO_HOME)=cargo" \
+		CFLAGS="-ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(CARGO_HOME)=cargo" \
 		$(BIN)/maturin develop --release --quiet
 
 # The main job: every paper reproduction at quick size (REM, PSAND, ...), reports in $(OUT).

@@ -1,7 +1,7 @@
 """Structural rules of the code, kept by tests: no import circle among the Python
 package's modules (function-level imports included, which hide a circle from Python itself;
-the PSAND reproduction had one until it became a package), no function over 120 lines, and
-no `.expect("validated...")` in the engine."""
+the PSAND reproduction had one until it became a package), no function over 120 lines, no
+`.expect("validated...")` in the engine, and no machine path in the built engine."""
 
 from __future__ import annotations
 
@@ -136,3 +136,16 @@ def test_no_expect_after_validation_in_the_engine():
             line = text.count("\n", 0, m.start()) + 1
             found.append(f"{f.relative_to(ROOT)}:{line}")
     assert not found, "\n".join(found)
+
+
+def test_the_built_engine_names_no_machine_path():
+    """`make develop` remaps the checkout and Cargo's home (Rust and the C of mimalloc):
+    the module a user imports carries no path of the machine it was built on."""
+    import os
+
+    import aqmlab._core as core
+
+    data = Path(core.__file__).read_bytes()
+    cargo = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
+    found = [str(p) for p in (ROOT, cargo, "../shared") if str(p).encode() in data]
+    assert not found, f"{core.__file__} names {found}: build it with `make develop`"

@@ -42,7 +42,7 @@ def test_the_dumbbell_is_written_with_every_attribute_it_fixes():
     assert fq["type"] == "ns3::FqCoDelQueueDisc"
     # 121 waiting packets in aqmlab's port: 120 in the queue disc, 1 in the device.
     assert fq["attrs"]["MaxSize"] == ["queuesize", "120p"]
-    assert fq["quantum"] == 1514 and fq["attrs"]["DropBatchSize"] == ["uint", 64]
+    assert fq["calls"] == {"SetQuantum": 1514} and fq["attrs"]["DropBatchSize"] == ["uint", 64]
     assert fq["attrs"]["Target"] == ["string", "5000000ns"]
     d = sp["defaults"]
     # ns-3 holds a signal back below MinBytes, aqmlab at or below mtu.
@@ -191,6 +191,6 @@ def test_ns3s_counters_conserve_packets_and_agree_with_aqmlab_on_fq_codel(tmp_pa
     r = ns3.run(s, cache=tmp_path)
     assert r.wall_s == 0.0
     q = r.queues.set_index("name").loc["L->R"]
-    drops = sum(q[f"dropped_{x}"] for x in ("overflow", "early", "forced", "dequeue"))
+    drops = sum(q[f"dropped_{x}"] for x in aqmlab._core.REASONS)
     assert abs(q["arrivals"] - q["dequeued"] - drops) <= 122
     assert (r.flows["sent_pkts"] > 0).all()

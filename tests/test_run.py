@@ -84,6 +84,8 @@ def test_cli_run_writes_summary_tables_and_plot(tmp_path, root, capsys):
     ):
         assert key in q
     assert set(q["dropped"]) == {"overflow", "early", "forced", "dequeue"}
+    # The module constant other simulators' readers use (aqmlab.ns3) names the same ones.
+    assert sorted(q["dropped"]) == sorted(aqmlab._core.REASONS)
     assert q["dropped"]["overflow"] == q["dropped_total"] > 0
     f = summary["flows"][0]
     for key in ("name", "sent_pkts", "received_pkts", "goodput_bps", "mean_delay_s"):

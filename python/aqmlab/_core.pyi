@@ -5,6 +5,7 @@ from typing import Any
 
 ENGINE_VERSION: str
 SCHEMA_VERSION: int
+REASONS: list[str]
 
 class ScenarioError(ValueError):
     path: str

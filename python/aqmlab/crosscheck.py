@@ -5,9 +5,9 @@ Replication k runs the canonical scenario with ``simulation.run = k`` in both si
 the `[[repeat]]` draws (start times) are expanded once by aqmlab and written into the ns-2
 script or the ns-3 spec, so both run the same arrival pattern; the randomness inside each
 simulator (RED's and REM's coin flips, link loss, Poisson gaps) comes from its own
-generator. Each metric
-gets a mean and a Student-t 95% half-width over the replications; a difference is flagged
-where the two intervals do not overlap *and* the means differ by more than 5%.
+generator. Each metric gets a mean and a Student-t 95% half-width over the replications; a
+difference is flagged where the two intervals do not overlap *and* the means differ by
+more than 5%.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from aqmlab.stats import mean_ci
 
 FLAG_REL = 0.05
 
-#: The reference simulators: their label in tables.
-REFERENCES = {"ns2": "ns-2.35", "ns3": ns3.SIMULATOR}
+#: The reference simulators' back ends (each has translate, run, available, SIMULATOR).
+BACKENDS = {"ns2": ns2, "ns3": ns3}
 
 # (metric, how it is read from a queues row of either simulator)
 QUEUE_METRICS: list[tuple[str, Callable[[Any], float]]] = [
@@ -115,7 +115,7 @@ class Crosscheck:
 
     table: pd.DataFrame
     runs: int
-    reference: str = "ns-2.35"
+    reference: str = ns2.SIMULATOR
 
     @property
     def flagged(self) -> pd.DataFrame:
@@ -176,25 +176,23 @@ def crosscheck(
     per_run: Callable[[dict], Any] | None = None,
     all_queues: bool = False,
     workers: int | None = None,
-    ns2_cache: str | os.PathLike | None = None,
     reference: str = "ns2",
     cache: str | os.PathLike | None = None,
 ) -> Crosscheck:
     """Runs the scenario ``runs`` times in aqmlab and in ``reference`` ("ns2": ns-2.35,
     "ns3": ns-3.44) and compares every metric; ``per_run`` draws each replication's own
-    fields as a sweep's does. ``cache`` (``ns2_cache``, its older name): a directory of
-    the reference's outputs to reuse and fill (``aqmlab.ns2.run``'s ``cache``)."""
+    fields as a sweep's does. ``cache``: a directory of the reference's outputs to reuse
+    and fill (the back end's ``run(cache=)``)."""
     if runs < 1:
         raise ValueError(f"runs = {runs}: must be at least 1")
-    if reference not in REFERENCES:
-        raise ValueError(f"reference = {reference!r}: one of {', '.join(REFERENCES)}")
+    if reference not in BACKENDS:
+        raise ValueError(f"reference = {reference!r}: one of {', '.join(BACKENDS)}")
     base = load(scenario) if isinstance(scenario, (str, os.PathLike)) else dict(scenario)
     reps = [_replication(base, k, per_run) for k in range(runs)]
-    back = ns3 if reference == "ns3" else ns2
+    back = BACKENDS[reference]
     back.translate(reps[0])  # Unsupported before anything runs
     if not back.available():
         raise back.NotInstalled(back.INSTALL_HINT)
-    cache = cache if cache is not None else ns2_cache
     jobs = [(c, sim) for c in reps for sim in (reference, "aqmlab")]
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         results = list(pool.map(lambda j: _one(*j, cache), jobs))
@@ -209,8 +207,7 @@ def crosscheck(
     for key in order:
         if key[0].startswith("queue ") and not all_queues and not _busy(key[0], values, reference):
             continue
-        ref = values.get((reference, *key), [math.nan])
-        (nm, nc), (am, ac) = mean_ci(ref), mean_ci(values.get(("aqmlab", *key), [math.nan]))
+        (nm, nc), (am, ac) = mean_ci(values[(reference, *key)]), mean_ci(values[("aqmlab", *key)])
         rel = (am - nm) / abs(nm) if nm else (0.0 if am == nm else math.nan)
         apart = not (math.isnan(nc) or math.isnan(ac)) and abs(am - nm) > nc + ac
         flag = apart and (math.isnan(rel) or abs(rel) > FLAG_REL)
@@ -226,7 +223,7 @@ def crosscheck(
                 "flag": bool(flag),
             }
         )
-    return Crosscheck(pd.DataFrame(rows), runs, REFERENCES[reference])
+    return Crosscheck(pd.DataFrame(rows), runs, back.SIMULATOR)
 
 
-__all__ = ["FLAG_REL", "REFERENCES", "Crosscheck", "crosscheck"]
+__all__ = ["BACKENDS", "FLAG_REL", "Crosscheck", "crosscheck"]

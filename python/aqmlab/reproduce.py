@@ -314,7 +314,7 @@ class Context:
                     runs=kw.get("runs", 1),
                     per_run=kw.get("per_run"),
                     workers=self.workers,
-                    ns2_cache=self.ns2_cache,
+                    cache=self.ns2_cache,
                 )
             except ns2.Unsupported as e:
                 self.ns2_sections.append(

@@ -518,6 +518,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }));
     m.add("ENGINE_VERSION", aqmlab_core::VERSION)?;
     m.add("SCHEMA_VERSION", scenario::SCHEMA_VERSION)?;
+    // The drop and mark reasons, in the order of every result's `reasons`: for readers of
+    // other simulators' output (aqmlab.ns3) that have no result of aqmlab's at hand.
+    m.add("REASONS", sim::reason_names().to_vec())?;
     m.add_class::<CanonicalScenario>()?;
     m.add_class::<Values>()?;
     m.add_function(wrap_pyfunction!(canonical, m)?)?;

@@ -21,10 +21,11 @@ from aqmlab.ns2.run import (
     rng_seed,
     run,
 )
-from aqmlab.ns2.tcl import TCP_DEFAULTS, Script, Unsupported, translate
+from aqmlab.ns2.tcl import SIMULATOR, TCP_DEFAULTS, Script, Unsupported, translate
 
 __all__ = [
     "INSTALL_HINT",
+    "SIMULATOR",
     "TCP_DEFAULTS",
     "NotInstalled",
     "Ns2Error",

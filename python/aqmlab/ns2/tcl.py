@@ -106,11 +106,14 @@ KIND_FIELDS = {
 }
 
 
+SIMULATOR = "ns-2.35"
+
+
 class Unsupported(ValueError):
     """The scenario uses what ns-2.35 cannot run exactly; ``problems`` lists each
     (path, what is not translated)."""
 
-    simulator = "ns-2.35"
+    simulator = SIMULATOR
 
     def __init__(self, problems: list[tuple[str, str]]):
         self.problems = problems

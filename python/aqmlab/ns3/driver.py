@@ -180,8 +180,10 @@ def value(kind: str, v):
     raise ValueError(f"unknown attribute kind {kind!r}")
 
 
-def stats_map(m) -> dict[str, int]:
-    return {str(k): int(v) for k, v in m}
+def diff(now, before) -> dict[str, int]:
+    """A QueueDisc::Stats map (reason -> packets) at the end less the one at warm-up."""
+    a, b = ({str(k): int(v) for k, v in m} for m in (now, before))
+    return {k: v - b.get(k, 0) for k, v in a.items() if v - b.get(k, 0)}
 
 
 def main(path: str) -> None:
@@ -217,8 +219,8 @@ def main(path: str) -> None:
             disc = qdc.Get(0)
             for name, (kind, v) in qd["attrs"].items():
                 disc.SetAttribute(name, value(kind, v))
-            if "quantum" in qd:  # FqCoDel's quantum has no attribute
-                disc.SetQuantum(int(qd["quantum"]))
+            for method, v in qd.get("calls", {}).items():  # setters without an attribute
+                getattr(disc, method)(int(v))
             ports.append(H.AddPort(disc, devs.Get(k)))
         ifc = addr.Assign(devs)
         addr.NewNetwork()
@@ -256,11 +258,6 @@ def main(path: str) -> None:
     for i in range(H.NPorts()):
         p = H.GetPort(i)
         st, w = p.qdisc.GetStats(), p.warm
-
-        def diff(now, before) -> dict[str, int]:
-            a, b = stats_map(now), stats_map(before)
-            return {k: v - b.get(k, 0) for k, v in a.items() if v - b.get(k, 0)}
-
         out_q.append(
             {
                 "received": int(st.nTotalReceivedPackets - w.nTotalReceivedPackets),

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 import aqmlab
+from aqmlab import _core
 from aqmlab.ns3.translate import translate
 
 DRIVER = Path(__file__).with_name("driver.py")
@@ -41,8 +42,6 @@ REASONS = {
     "CE threshold exceeded mark": "early",
 }
 PIE_REASONS = {"Forced drop": "overflow"}
-# The engine's reasons (Results.reasons), in its order.
-AQMLAB_REASONS = ("overflow", "early", "forced", "dequeue")
 
 
 class NotInstalled(RuntimeError):
@@ -129,7 +128,7 @@ def _results(spec: dict[str, Any], raw: dict[str, Any], wall: float) -> Ns3Resul
     qrows = []
     for q, r in zip(spec["queues"], raw["queues"], strict=True):
         row: dict[str, Any] = {k: q[k] for k in ("name", "link", "from", "to", "aqm")}
-        row |= {f"{w}_{x}": 0 for x in AQMLAB_REASONS for w in ("dropped", "marked")}
+        row |= {f"{w}_{x}": 0 for x in _core.REASONS for w in ("dropped", "marked")}
         for key, w in (("dropped_before", "dropped"), ("dropped_after", "dropped")):
             for name, n in r[key].items():
                 row[f"{w}_{_reason(q['aqm'], name)}"] += n
@@ -143,8 +142,8 @@ def _results(spec: dict[str, Any], raw: dict[str, Any], wall: float) -> Ns3Resul
             "mean_queue_pkts": r["mean_q_pkts"],
             "max_queue_pkts": r["max_q_pkts"],
         }
-        row["dropped_total"] = sum(row[f"dropped_{x}"] for x in AQMLAB_REASONS)
-        row["marked"] = sum(row[f"marked_{x}"] for x in AQMLAB_REASONS)
+        row["dropped_total"] = sum(row[f"dropped_{x}"] for x in _core.REASONS)
+        row["marked"] = sum(row[f"marked_{x}"] for x in _core.REASONS)
         qrows.append(row)
     frows = []
     for f, r in zip(spec["flows"], raw["flows"], strict=True):

@@ -79,7 +79,6 @@ class _Spec:
         self.index = {n["name"]: i for i, n in enumerate(c["nodes"])}
         self.defaults: dict[str, list[Any]] = {}
         self.queues: list[dict[str, Any]] = []
-        self.codel_mtu: dict[int, str] = {}
 
     def refuse(self, path: str, what: str) -> None:
         self.problems.append((path, what))
@@ -144,29 +143,24 @@ class _Spec:
     def qdisc(self, q: dict[str, Any], path: str, link: dict[str, Any]) -> dict[str, Any]:
         aqm = dict(q["aqm"])
         kind = aqm.pop("type")
+        size = q.get("limit_pkts", 0) - 1
         if "limit_pkts" not in q:
             self.refuse(f"{path}.limit_bytes", "a byte limit (translated: limit_pkts)")
-            size = 1000
-        else:
-            size = q["limit_pkts"] - 1
-            if size < 1:
-                self.refuse(f"{path}.limit_pkts", "below 2 (ns-3 keeps one in the device)")
-        attrs: dict[str, list[Any]] = {"MaxSize": ["queuesize", f"{max(size, 1)}p"]}
+        elif size < 1:
+            self.refuse(f"{path}.limit_pkts", "below 2 (ns-3 keeps one in the device)")
         make = getattr(self, f"aqm_{kind}", None)
         if make is None:
             runs = "droptail, red, codel, pie, fq_codel"
             self.refuse(f"{path}.aqm", f"AQM {kind!r} (the ns-3 translation runs {runs})")
-            return {"type": "ns3::FifoQueueDisc", "attrs": attrs}
-        tid, more = make(aqm, f"{path}.aqm", link)
+            return {}
+        out = make(aqm, f"{path}.aqm", link)
         for key in aqm:
             self.refuse(f"{path}.aqm.{key}", "a field the ns-3 translation does not know")
-        out = {"type": tid, "attrs": {**attrs, **more}}
-        if "quantum" in more:
-            out["quantum"] = out["attrs"].pop("quantum")
+        out["attrs"]["MaxSize"] = ["queuesize", f"{size}p"]
         return out
 
     def aqm_droptail(self, aqm, p, link):
-        return "ns3::FifoQueueDisc", {}
+        return {"type": "ns3::FifoQueueDisc", "attrs": {}}
 
     def aqm_red(self, aqm, p, link):
         rule = aqm.pop("count_rule")
@@ -179,23 +173,26 @@ class _Spec:
         w_q = aqm.pop("w_q")
         if w_q == "auto":
             self.refuse(f"{p}.w_q", "'auto' (give a number)")
-        return "ns3::RedQueueDisc", {
-            "MinTh": ["double", aqm.pop("min_th")],
-            "MaxTh": ["double", aqm.pop("max_th")],
-            "LInterm": ["double", 1.0 / aqm.pop("max_p")],
-            "QW": ["double", w_q if w_q != "auto" else 0.0],  # refused above
-            "Gentle": ["bool", aqm.pop("gentle")],
-            "Wait": ["bool", COUNT_RULE_WAIT.get(rule, True)],
-            "MeanPktSize": ["uint", nbytes(aqm.pop("mean_pktsize"))],
-            "UseEcn": ["bool", aqm.pop("ecn")],
-            # Above max_th: a forced drop, or (aqmlab's mark_above_max_th) a mark.
-            "UseHardDrop": ["bool", not aqm.pop("mark_above_max_th")],
-            "LinkBandwidth": ["datarate", bps(link["bandwidth"])],
-            "LinkDelay": _t(link["delay"]),
-            "ARED": ["bool", False],
-            "AdaptMaxP": ["bool", False],
-            "FengAdaptive": ["bool", False],
-            "NLRED": ["bool", False],
+        return {
+            "type": "ns3::RedQueueDisc",
+            "attrs": {
+                "MinTh": ["double", aqm.pop("min_th")],
+                "MaxTh": ["double", aqm.pop("max_th")],
+                "LInterm": ["double", 1.0 / aqm.pop("max_p")],
+                "QW": ["double", w_q if w_q != "auto" else 0.0],  # refused above
+                "Gentle": ["bool", aqm.pop("gentle")],
+                "Wait": ["bool", COUNT_RULE_WAIT.get(rule, True)],
+                "MeanPktSize": ["uint", nbytes(aqm.pop("mean_pktsize"))],
+                "UseEcn": ["bool", aqm.pop("ecn")],
+                # Above max_th: a forced drop, or (aqmlab's mark_above_max_th) a mark.
+                "UseHardDrop": ["bool", not aqm.pop("mark_above_max_th")],
+                "LinkBandwidth": ["datarate", bps(link["bandwidth"])],
+                "LinkDelay": _t(link["delay"]),
+                "ARED": ["bool", False],
+                "AdaptMaxP": ["bool", False],
+                "FengAdaptive": ["bool", False],
+                "NLRED": ["bool", False],
+            },
         }
 
     def _codel(self, aqm, p, child: bool):
@@ -220,7 +217,7 @@ class _Spec:
         return attrs
 
     def aqm_codel(self, aqm, p, link):
-        return "ns3::CoDelQueueDisc", self._codel(aqm, p, child=False)
+        return {"type": "ns3::CoDelQueueDisc", "attrs": self._codel(aqm, p, child=False)}
 
     def aqm_fq_codel(self, aqm, p, link):
         attrs = {
@@ -229,32 +226,39 @@ class _Spec:
             "EnableSetAssociativeHash": ["bool", False],
             "UseL4s": ["bool", False],
         }
-        attrs["quantum"] = nbytes(aqm.pop("quantum"))  # no attribute: SetQuantum
         codel = self._codel(aqm, p, child=True)
-        return "ns3::FqCoDelQueueDisc", {**attrs, **codel}
+        return {
+            "type": "ns3::FqCoDelQueueDisc",
+            "attrs": {**attrs, **codel},
+            # No attribute: its setter, called before the queue disc is initialised.
+            "calls": {"SetQuantum": nbytes(aqm.pop("quantum"))},
+        }
 
     def aqm_pie(self, aqm, p, link):
         if aqm.pop("byte_mode"):
             self.refuse(f"{p}.byte_mode", "true (ns-3's PIE has no byte mode)")
         mark = aqm.pop("mark_ecn_th", 0.1)
         dq = aqm.pop("dq_threshold", "16384B")
-        return "ns3::PieQueueDisc", {
-            "QueueDelayReference": _t(aqm.pop("target")),
-            "Tupdate": _t(aqm.pop("t_update")),
-            "A": ["double", aqm.pop("alpha")],
-            "B": ["double", aqm.pop("beta")],
-            "MaxBurstAllowance": _t(aqm.pop("max_burst")),
-            "UseEcn": ["bool", aqm.pop("ecn")],
-            "MarkEcnThreshold": ["double", mark],
-            # ns-3's "fewer than two packets wait" rule reads MeanPktSize bytes: aqmlab's
-            # two MTUs.
-            "MeanPktSize": ["uint", nbytes(aqm.pop("mtu"))],
-            "UseDequeueRateEstimator": ["bool", aqm.pop("dq_rate_estimator")],
-            "DequeueThreshold": ["uint", nbytes(dq)],
-            "UseDerandomization": ["bool", aqm.pop("derandomize")],
-            "UseCapDropAdjustment": ["bool", True],
-            "ActiveThreshold": ["time_max", None],
-            "Supdate": ["time_ns", 0],
+        return {
+            "type": "ns3::PieQueueDisc",
+            "attrs": {
+                "QueueDelayReference": _t(aqm.pop("target")),
+                "Tupdate": _t(aqm.pop("t_update")),
+                "A": ["double", aqm.pop("alpha")],
+                "B": ["double", aqm.pop("beta")],
+                "MaxBurstAllowance": _t(aqm.pop("max_burst")),
+                "UseEcn": ["bool", aqm.pop("ecn")],
+                "MarkEcnThreshold": ["double", mark],
+                # ns-3's "fewer than two packets wait" rule reads MeanPktSize bytes: aqmlab's
+                # two MTUs.
+                "MeanPktSize": ["uint", nbytes(aqm.pop("mtu"))],
+                "UseDequeueRateEstimator": ["bool", aqm.pop("dq_rate_estimator")],
+                "DequeueThreshold": ["uint", nbytes(dq)],
+                "UseDerandomization": ["bool", aqm.pop("derandomize")],
+                "UseCapDropAdjustment": ["bool", True],
+                "ActiveThreshold": ["time_max", None],
+                "Supdate": ["time_ns", 0],
+            },
         }
 
     # -- routing -----------------------------------------------------------------------

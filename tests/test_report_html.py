@@ -6,7 +6,16 @@ from html.parser import HTMLParser
 
 import pytest
 
-from aqmlab.reproduce import Claim, Context, Experiment, at_least, at_most, reproduce, write_report
+from aqmlab.reproduce import (
+    Context,
+    Declarations,
+    Declared,
+    Experiment,
+    at_least,
+    at_most,
+    reproduce,
+    write_report,
+)
 
 
 def markdown_tables(md: str) -> list[list[list[str]]]:
@@ -94,18 +103,30 @@ def test_notes_tables_and_a_cell_with_a_pipe_become_html_tables(tmp_path):
     ctx = Context(out=tmp_path, quick=True, workers=1, progress=False)
     ctx.notes.append("Per period:\n\n| scheme | users | goodput |\n|---|---|---|\n| A | 20 | 0.8 |")
     ctx.notes.append("A plain note with a [bracket] and P(25<X≤35).")
+    d = Declarations(
+        "Tolerances:",
+        {
+            "near": Declared(
+                "within ±10 of 20", "|mean - 20| ≤ 10", "a test", lambda: at_most(10.0)
+            ),
+            "ok": Declared("x ≥ 3", "≥ 3", "a test", lambda: at_least(3.0), "100 replications"),
+        },
+    )
     claims = [
-        Claim("near b*", "within ±10 of 20", 14.85, at_most(10.0), unit="(largest |mean - 20|)"),
-        Claim("ok", "x ≥ 3", 4.0, at_least(3.0), needs_full_size="100 replications"),
+        d["near"].claim("near b*", 14.85, unit="(largest |mean - 20|)"),
+        d["ok"].claim("ok", 4.0),
     ]
-    exp = Experiment("t", "T", 'A. Author, "Title", Venue, 2001', run=lambda c: claims)
+    exp = Experiment("t", "T", 'A. Author, "Title", Venue, 2001', run=lambda c: claims, declared=d)
     md = write_report(exp, ctx, claims, 0.0).read_text()
     page = (tmp_path / "report.html").read_text()
-    assert assert_tables_rendered(md, page) == 2
+    assert assert_tables_rendered(md, page) == 3
     h = parse_html(page)
     assert h.tables[0][0] == ["claim", "paper says", "we measured", "holds?", "how judged"]
     assert h.tables[0][1][2] == "14.85 (largest |mean - 20|)"
-    assert h.tables[1] == [["scheme", "users", "goodput"], ["A", "20", "0.8"]]
+    # The tolerance table, from the declarations; the pipe in a rule stays in its cell.
+    assert h.tables[1][0] == ["claim", "paper says", "rule", "why"]
+    assert h.tables[1][1][2] == "|mean - 20| ≤ 10"
+    assert h.tables[2] == [["scheme", "users", "goodput"], ["A", "20", "0.8"]]
     assert ("no", "no") in h.cell_classes
     assert ("defer", "needs full size") in h.cell_classes
     assert "A plain note with a [bracket] and P(25<X≤35)." in h.paragraphs

@@ -6,8 +6,9 @@ import pytest
 
 from aqmlab.cli import main
 from aqmlab.reproduce import (
-    Claim,
     Context,
+    Declarations,
+    Declared,
     Experiment,
     at_least,
     at_most,
@@ -27,12 +28,19 @@ def test_registry_lists_the_demonstrations():
 
 def test_a_claim_that_does_not_hold_is_reported_as_such(tmp_path):
     ctx = Context(out=tmp_path, quick=True, workers=1, progress=False)
+    d = Declarations(
+        "Tolerances:",
+        {
+            "x": Declared("x = 1", "within 1%", "a test", lambda: within(1.0, rel=0.01)),
+            "y": Declared("y ≥ 3", "at least 3", "a test", lambda: at_least(3.0)),
+        },
+    )
     claims = [
-        Claim("right", "x = 1", 1.004, within(1.0, rel=0.01)),
-        Claim("wrong", "x = 1", 1.2, within(1.0, rel=0.01)),
-        Claim("bound", "y ≥ 3", 2.0, at_least(3.0)),
+        d["x"].claim("right", 1.004),
+        d["x"].claim("wrong", 1.2),
+        d["y"].claim("bound", 2.0),
     ]
-    exp = Experiment("t", "T", "test", run=lambda c: claims)
+    exp = Experiment("t", "T", "test", run=lambda c: claims, declared=d)
     md = write_report(exp, ctx, claims, 0.0).read_text()
     assert "Claims holding: 1 of 3." in md
     assert "| right | x = 1 | 1.004 | yes | holds: 1.004 within 1 ± 1% (off by 0.004) |" in md
@@ -64,7 +72,7 @@ def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
     [
         (
             "rem",
-            34,
+            35,
             ["fig2_goodput.png", "fig2_mean_queue.png", "fig3_goodput.png", "fig4_overflow.png"],
         ),
         (
@@ -140,7 +148,7 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
         assert "| 5 | 1.5 | 2.5 | " in md  # Table 2's last row: CIR and Eq. (4)'s share
     else:
         assert "| needs full size |" in rows["fig5a variance"]
-        # Fig. 3 is judged on 20 replications at full size; quick size has 5 (TOLERANCES).
+        # Fig. 3 is judged on 20 replications at full size; quick size has 5 (psand's CLAIMS).
         assert "| needs full size | at quick size " in rows["fig3 PSAND recovery < 5 s"]
         assert "| needs full size |" not in rows["fig4 PSAND controls avg better than ARED_Floyd"]
         assert 'Source: T. Alemu, A. Jean-Marie, "Dynamic Configuration of RED Parameters"' in md
@@ -216,12 +224,22 @@ def test_a_failed_rule_reads_as_the_condition_that_was_not_met():
 
 
 def test_a_quick_report_shows_which_claims_need_full_size_and_a_full_one_judges_them(tmp_path):
+    d = Declarations(
+        "Tolerances:",
+        {
+            "settles": Declared(
+                "queue near 20", "≤ 10", "a test", lambda: at_most(10.0), "50 s periods"
+            ),
+            "held": Declared("x ≥ 3", "≥ 3", "a test", lambda: at_least(3.0), "100 replications"),
+            "plain": Declared("y ≥ 3", "≥ 3", "a test", lambda: at_least(3.0)),
+        },
+    )
     claims = [
-        Claim("settles", "queue near 20", 14.85, at_most(10.0), needs_full_size="50 s periods"),
-        Claim("held", "x ≥ 3", 4.0, at_least(3.0), needs_full_size="100 replications"),
-        Claim("plain", "y ≥ 3", 2.0, at_least(3.0)),
+        d["settles"].claim("settles", 14.85),
+        d["held"].claim("held", 4.0),
+        d["plain"].claim("plain", 2.0),
     ]
-    exp = Experiment("t", "T", 'A. Author, "Title", Venue, 2001', run=lambda c: claims)
+    exp = Experiment("t", "T", 'A. Author, "Title", Venue, 2001', run=lambda c: claims, declared=d)
     quick = Context(out=tmp_path, quick=True, workers=1, progress=False)
     md = write_report(exp, quick, claims, 0.0).read_text()
     assert (

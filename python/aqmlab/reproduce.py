@@ -1,12 +1,15 @@
 """Reproductions: a registry of experiments, each declaring its sweeps, figures and the
 claims it checks, and a report writer.
 
-An experiment module in ``aqmlab.experiments`` defines ``EXPERIMENT = Experiment(...)``.
-Its ``run(ctx)`` computes everything from simulations (through ``ctx.sweep``, which keeps a
-results store per experiment, so an interrupted reproduction resumes) and returns the
-claims with their measured values; ``holds`` is computed by the claim's own check, never
-written by hand. ``aqmlab reproduce NAME`` writes ``report.md`` and ``report.html`` with the
-figures and the table "paper says / we measured / holds?".
+An experiment module in ``aqmlab.experiments`` defines ``EXPERIMENT = Experiment(...)``
+with its claims declared before its runs (``aqmlab.claims.Declarations``: the paper's words,
+the rule in words and as code, why that strictness). Its ``run(ctx)`` computes everything
+from simulations (through ``ctx.sweep``, which keeps a results store per experiment, so an
+interrupted reproduction resumes) and returns the claims made from those declarations with
+their measured values; ``holds`` is computed by the declared test, never written by hand,
+and the frame refuses a claim that was not declared or a declaration left unjudged.
+``aqmlab reproduce NAME`` writes ``report.md`` and ``report.html`` with the figures, the
+table "paper says / we measured / holds?" and the tolerance table.
 """
 
 from __future__ import annotations
@@ -14,158 +17,27 @@ from __future__ import annotations
 import html
 import importlib
 import itertools
-import math
-import numbers
 import pkgutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aqmlab import _core
-
-
-@dataclass
-class Claim:
-    """A checkable statement: ``says`` (the source's words or number), the ``measured``
-    value and how it is compared. ``check`` returns (holds, how it was judged).
-
-    ``needs_full_size``: why the claim cannot be judged at quick size (too few
-    replications, periods or users for what it states); a quick-size report then shows
-    "needs full size" instead of a verdict. Empty: judged at every size."""
-
-    id: str
-    says: str
-    measured: float | str
-    check: Callable[[Any], tuple[bool, str]]
-    unit: str = ""
-    needs_full_size: str = ""
-    #: The configurations (sweep variant labels) whose runs the measured value is computed
-    #: from; None: every configuration of the reproduction. The ns-2.35 pass judges a
-    #: claim only when ns-2.35 runs all of them (aqmlab.reproduce_ns2).
-    uses: tuple[str, ...] | None = None
-
-    def verdict(self) -> tuple[bool, str]:
-        try:
-            return self.check(self.measured)
-        except (TypeError, ValueError) as e:
-            return False, f"could not be checked: {e}"
-
-
-def tolerance_table(tolerances: Mapping[str, tuple[str, str, str]], heading: str) -> str:
-    """A report's tolerance table: per claim the paper's words, our rule and why that
-    strictness (each reproduction's ``TOLERANCES``), under ``heading``."""
-    lines = [heading, "", "| claim | paper | rule | why |", "|---|---|---|---|"]
-    for k, (says, rule, why) in tolerances.items():
-        lines.append(f"| {k} | {says} | {rule} | {why} |")
-    return "\n".join(lines)
-
-
-def fmt(v: Any) -> str:
-    """A number as a report shows it: 4 significant digits, integral values as integers,
-    no exponent between 1e-4 and 1e4 (above, whole numbers)."""
-    if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        return str(v)
-    x = float(v)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    if x.is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    if abs(x) >= 1e4:
-        return f"{x:.0f}"
-    if abs(x) < 1e-4:
-        return f"{x:.3e}"
-    return f"{x:.4g}"
-
-
-def judge(ok: bool, *, value: str, needs: str, holds: str) -> tuple[bool, str]:
-    """A verdict worded so that a failure reads as the condition that was not met:
-    "14.85, needs ≤ 10" or, when it holds, "holds: 8.2 ≥ 5". For custom checks."""
-    ok = bool(ok)
-    if ok:
-        return ok, f"holds: {holds}"
-    return ok, f"{value}, needs {needs}" if value else f"needs {needs}"
-
-
-def _pct(rel: float) -> str:
-    return f"{100 * rel:g}%"
-
-
-def within(target: float, rel: float | None = None, abs_: float | None = None):
-    """Holds when |measured - target| ≤ rel·|target| (or ≤ abs_)."""
-    if rel is None and abs_ is None:
-        raise ValueError("within() needs rel or abs_")
-
-    def check(v: float) -> tuple[bool, str]:
-        tol = rel * abs(target) if rel is not None else abs_
-        err = abs(float(v) - target)
-        band = f"{fmt(target)} ± {_pct(rel) if rel is not None else fmt(abs_)}"
-        return judge(
-            err <= tol and math.isfinite(err),
-            value=f"{fmt(v)} (off by {fmt(err)})",
-            needs=f"{band} (off by at most {fmt(tol)})",
-            holds=f"{fmt(v)} within {band} (off by {fmt(err)})",
-        )
-
-    return check
-
-
-def at_least(bound: float):
-    def check(v: float) -> tuple[bool, str]:
-        return judge(
-            float(v) >= bound,
-            value=fmt(v),
-            needs=f"≥ {fmt(bound)}",
-            holds=f"{fmt(v)} ≥ {fmt(bound)}",
-        )
-
-    return check
-
-
-def at_most(bound: float):
-    def check(v: float) -> tuple[bool, str]:
-        return judge(
-            float(v) <= bound,
-            value=fmt(v),
-            needs=f"≤ {fmt(bound)}",
-            holds=f"{fmt(v)} ≤ {fmt(bound)}",
-        )
-
-    return check
-
-
-def less_than(a_label: str, a: float, b_label: str, b: float):
-    """For claims comparing two measured values: holds when a < b."""
-
-    def check(_: Any) -> tuple[bool, str]:
-        return judge(
-            a < b,
-            value=f"{a_label} {fmt(a)} vs {b_label} {fmt(b)}",
-            needs=f"{a_label} < {b_label}",
-            holds=f"{a_label} {fmt(a)} < {b_label} {fmt(b)}",
-        )
-
-    return check
-
-
-def increasing(values: list[float]):
-    """For claims whose measured value is a sequence that must grow."""
-
-    def check(_: Any) -> tuple[bool, str]:
-        falls = [(a, b) for a, b in itertools.pairwise(values) if not b > a]
-        shown = " < ".join(fmt(x) for x in values)
-        return judge(
-            not falls,
-            value=", ".join(fmt(x) for x in values),
-            needs="each above the previous"
-            + (f" ({fmt(falls[0][0])} → {fmt(falls[0][1])} does not rise)" if falls else ""),
-            holds=f"strictly increasing: {shown}",
-        )
-
-    return check
+from aqmlab.claims import (
+    Claim,
+    Declarations,
+    Declared,
+    at_least,
+    at_most,
+    cell,
+    fmt,
+    increasing,
+    judge,
+    less_than,
+    within,
+)
 
 
 class ReproductionProgress:
@@ -344,6 +216,8 @@ class Experiment:
     title: str
     source: str
     run: Callable[[Context], list[Claim]]
+    #: Every claim the reproduction judges, declared before its runs (aqmlab.claims).
+    declared: Declarations
     description: str = ""
 
 
@@ -385,11 +259,6 @@ def _summary(rows: list[tuple[Claim, bool, str, str]], quick: bool) -> str:
             f"{len(judged)} judged here, {sum(judged)} hold."
         )
     return line
-
-
-def _cell(text: str) -> str:
-    """Text as one Markdown table cell: a literal "|" (as in |mean - 20|) would end it."""
-    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 # The report's look in a browser: readable tables (the claims table is wide), verdicts in
@@ -496,8 +365,8 @@ def write_report(
             a = ns2_att[c.id]
             shown = "" if a.measured is None else f"{fmt(a.measured)} {a.unit}".strip()
             texts += [shown, a.text]
-        md.append("| " + " | ".join(_cell(x) for x in texts) + " |")
-    md.append("")
+        md.append("| " + " | ".join(cell(x) for x in texts) + " |")
+    md += ["", exp.declared.table(), ""]
     for note in ctx.notes:
         md += [note, ""]
     if ctx.ns2:
@@ -536,6 +405,7 @@ def _ns2_pass(exp: Experiment, ctx: Context, claims: list[Claim]) -> dict[str, A
     claims_n: list[Claim] = []
     try:
         claims_n = exp.run(ctx_n)
+        exp.declared.audit(claims_n)
     except reproduce_ns2.NotRunnableInNs2 as e:
         error = str(e)
     except Exception as e:  # the aqmlab report is still written, with the reason
@@ -578,6 +448,7 @@ def reproduce(
             if ns2:
                 ctx.ns2_cache = ctx.out / "ns2-cache"
             claims = exp.run(ctx)
+            exp.declared.audit(claims)
             if ns2:
                 att = _ns2_pass(exp, ctx, claims)
         finally:
@@ -587,3 +458,22 @@ def reproduce(
         held = sum(c.verdict()[0] for c in claims)
         done[n] = (held, len(claims), path)
     return done
+
+
+__all__ = [
+    "Claim",
+    "Context",
+    "Declarations",
+    "Declared",
+    "Experiment",
+    "at_least",
+    "at_most",
+    "fmt",
+    "increasing",
+    "judge",
+    "less_than",
+    "registry",
+    "reproduce",
+    "within",
+    "write_report",
+]

@@ -1,5 +1,6 @@
 """Statistics shared by sweeps, reproductions and cross-checks (scipy): one place for the
-Student-t interval and the rank trend that the reports and tables quote."""
+Student-t interval, Welch's interval of a difference and the rank trend that the reports
+and tables quote."""
 
 from __future__ import annotations
 
@@ -34,6 +35,24 @@ def mean_ci(x: Sequence[float] | np.ndarray) -> tuple[float, float]:
     return float(np.mean(a)), half_width(float(np.std(a, ddof=1)), len(a))
 
 
+def welch_ci(
+    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray
+) -> tuple[float, float]:
+    """mean(a) - mean(b) and the 95% half-width of Welch's interval for it (the Student-t
+    quantile at the Welch-Satterthwaite degrees of freedom, scipy); 0 when both samples
+    are constant."""
+    from scipy.stats import t
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
+    d = float(np.mean(a) - np.mean(b))
+    se = math.sqrt(va + vb)
+    if se == 0.0:
+        return d, 0.0
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    return d, float(t.ppf(0.975, df)) * se
+
+
 def trend(x: Sequence[float]) -> float:
     """Spearman's rank correlation of the values with their order 0, 1, ... (ties get
     average ranks); NaN below two values or with a NaN among them."""
@@ -44,4 +63,4 @@ def trend(x: Sequence[float]) -> float:
     return float(spearmanr(np.arange(len(x)), x).statistic)
 
 
-__all__ = ["half_width", "mean_ci", "t975", "trend"]
+__all__ = ["half_width", "mean_ci", "t975", "trend", "welch_ci"]

@@ -10,11 +10,12 @@ N sessions (Figs. 3 and 5)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from scipy.stats import spearmanr
-
-from aqmlab.reproduce import Claim, fmt, judge, tolerance_table
+from aqmlab.claims import Claim, Declarations, Declared, fmt, judge
+from aqmlab.stats import trend
 
 # Claim 1: "significantly lower", "tremendously reduced" at low speedup (s ≤ 1.5, the
 # paper's "low speedup (1 to 1.5)"): at most half of RED's and the intervals apart.
@@ -48,64 +49,6 @@ FULL = (
     "5 (4×4) and 3 (16×16) replications per point; quick size runs 1 replication of a few "
     "points, which gives no interval"
 )
-
-TOLERANCES = {
-    "1 low-speedup output queue": (
-        "'when the speedup is low, the output queue length for modified RED is "
-        "significantly lower than that for original RED' (Sec. V-B.1)",
-        f"at every s ≤ {LOW_S}: O_C ≤ {LOW_FRACTION}·O_R and O_C + c_C < O_R − c_R",
-        "'significantly', 'tremendously reduced': a factor, not a few percent; the intervals "
-        "apart make it more than noise",
-    ),
-    "2 converge at s ≥ 2": (
-        "'their two output queue length curves approach each other when speedup s ≥ 2'",
-        f"at every s ≥ 2: |O_C − O_R| ≤ {CONVERGE_REL}·O_R",
-        "at s ≥ 2 the input backlog that separates the two is small; 15% allows what is left",
-    ),
-    "3 input queues vanish": (
-        "'When the speedup is about 2 or higher, the average length of the input queue is "
-        "very low'",
-        f"for each AQM at the first s ≥ 2: I_a ≤ {VANISH_FRACTION}·I_a(1.1)",
-        "'very low' relative to the low-speedup backlog; 10% is an order of magnitude",
-    ),
-    "4 input queues equal": (
-        "'the input queue lengths for the three algorithms are roughly the same'",
-        f"at every s with max_a I_a ≥ {EQUAL_FLOOR}: max_a I_a ≤ {EQUAL_RATIO}·min_a I_a",
-        "'roughly': 25%; below half a packet per port the ratio is noise",
-    ),
-    "5 DropTail longest output": (
-        "'the Droptail queue has the longest average output queue length'",
-        "at every s: O_D > max(O_R, O_C)",
-        "a strict order of means, as the figure shows it",
-    ),
-    "6 utilisation equal": (
-        "'the performance of original RED and modified RED are almost the same in terms of "
-        "utilization'; 'does not compromise in any way the utilization ... as compared to "
-        "RED and Droptail'",
-        f"at every load: |U_C − U_R| ≤ {UTIL_ABS} and U_R, U_C ≥ U_D − {UTIL_ABS}",
-        "2 points of utilisation: below what a figure shows as a difference",
-    ),
-    "7 loss slightly larger": (
-        "'for a loss rate in the modified RED slightly larger than that in RED' (abstract); "
-        "'almost the same ... loss rate' (Sec. V-B.2)",
-        f"at every load with L_R ≥ {LOSS_FLOOR}: L_R − (c_R + c_C) ≤ L_C ≤ "
-        f"(1 + {LOSS_REL})·L_R + (c_R + c_C)",
-        "'slightly larger': not smaller beyond the noise, at most 30% larger",
-    ),
-    "ν trade-off": (
-        "Sec. V-A: ν 'too low, the effect of input queues will not be felt ...; too high, "
-        "too many packets getting dropped'",
-        f"4×4, s = 1.1, ν ∈ the sweep: ρ(ν, O_C) ≤ −{RHO_MIN} and ρ(ν, L_C) ≥ {RHO_MIN}",
-        "a monotone trade-off; one swap of neighbours among six points is allowed",
-    ),
-}
-
-
-def tolerance_note() -> str:
-    return tolerance_table(
-        TOLERANCES, "Tolerances, fixed before the first full run (paper's words → our rule → why):"
-    )
-
 
 Row = Mapping[str, tuple[float, float]]
 
@@ -223,57 +166,127 @@ def _verdict(bad: list[str], shown: str, what: str):
     )
 
 
-def claims(
-    figs: Mapping[str, tuple],
-    nus: Sequence[float],
-    nu_rows: Mapping[float, Sequence[Row]],
-    runs: int,
-) -> list[Claim]:
-    """figs[name] = (speedups, by_s, loads, by_k), name a claim prefix ("fig4x4",
-    "crossbar 4x4"), by_s[aqm][i] and by_k[aqm][i] the metric rows (mean, ci) at
-    speedups[i] and loads[i]."""
-    full = FULL if runs < 2 else ""
-    out: list[Claim] = []
-    checks = [
-        ("1 low-speedup output queue", _low_output, 0),
-        ("2 converge at s ≥ 2", _converge, 0),
-        ("3 input queues vanish", _vanish, 0),
-        ("4 input queues equal", _equal_inputs, 0),
-        ("5 DropTail longest output", _droptail_longest, 0),
-        ("6 utilisation equal", _util, 1),
-        ("7 loss slightly larger", _loss, 1),
-    ]
-    for name, (speedups, by_s, loads, by_k) in figs.items():
-        for key, fn, which in checks:
-            x, rows = (speedups, by_s) if which == 0 else (loads, by_k)
-            bad, shown = fn(x, rows)
-            out.append(
-                Claim(
-                    f"{name} {key}",
-                    TOLERANCES[key][0],
-                    shown,
-                    _verdict(bad, shown, TOLERANCES[key][1]),
-                    needs_full_size=full,
-                )
-            )
-    row = nu_rows[min(nu_rows)]
-    o = [r["out_q"][0] for r in row]
-    loss = [r["loss"][0] for r in row]
-    rho_o = float(spearmanr(nus, o).statistic)
-    rho_l = float(spearmanr(nus, loss).statistic)
+@dataclass(frozen=True)
+class _Pointwise(Declared):
+    """A claim judged at every point (speedup or load) of a figure: ``fn(points, rows)``
+    gives the failing points and what is shown; ``over`` 0: speedups, 1: loads."""
+
+    fn: Callable[..., tuple[list[str], str]] | None = None
+    over: int = 0
+
+
+def _pointwise(says: str, rule: str, why: str, fn, over: int) -> _Pointwise:
+    """Its test fails naming the points and the declared rule."""
+    test = lambda bad, shown: _verdict(bad, shown, rule)  # noqa: E731
+    return _Pointwise(says, rule, why, test, FULL, fn=fn, over=over)
+
+
+def _trade_off(nus: Sequence[float], o: Sequence[float], loss: Sequence[float]):
+    """(holds, shown) of the ν trade-off: O_C falls and L_C rises with ν."""
+    if any(b <= a for a, b in itertools.pairwise(nus)):
+        raise ValueError(f"the ν sweep must be in increasing order: {list(nus)}")
+    # ν increasing: the rank correlation with ν is the trend over the points' order.
+    rho_o, rho_l = trend(o), trend(loss)
     shown = (
         f"ρ(ν, O_C) {fmt(rho_o)}, ρ(ν, L_C) {fmt(rho_l)}; O_C {', '.join(fmt(x) for x in o)}; "
         f"L_C {', '.join(fmt(x) for x in loss)}"
     )
     # 1e-12: scipy's ρ of one swap among six is not exactly 0.9 in floating point.
-    ok = rho_o <= -RHO_MIN + 1e-12 and rho_l >= RHO_MIN - 1e-12
-    out.append(
-        Claim(
-            "nu 4x4 ν trade-off at s = 1.1",
-            TOLERANCES["ν trade-off"][0],
-            shown,
-            lambda _v: judge(ok, value=shown, needs=TOLERANCES["ν trade-off"][1], holds=shown),
-            needs_full_size=full,
-        )
-    )
+    return rho_o <= -RHO_MIN + 1e-12 and rho_l >= RHO_MIN - 1e-12, shown
+
+
+def _as_ruled(says: str, rule: str, why: str) -> Declared:
+    """A claim whose failure shows the measured text and the declared rule."""
+    test = lambda ok, shown: lambda _v: judge(ok, value=shown, needs=rule, holds=shown)  # noqa: E731
+    return Declared(says, rule, why, test, FULL)
+
+
+CLAIMS = Declarations(
+    "Tolerances, fixed before the first full run (paper's words → our rule → why):",
+    {
+        "1 low-speedup output queue": _pointwise(
+            "'when the speedup is low, the output queue length for modified RED is "
+            "significantly lower than that for original RED' (Sec. V-B.1)",
+            f"at every s ≤ {LOW_S}: O_C ≤ {LOW_FRACTION}·O_R and O_C + c_C < O_R − c_R",
+            "'significantly', 'tremendously reduced': a factor, not a few percent; the intervals "
+            "apart make it more than noise",
+            _low_output,
+            0,
+        ),
+        "2 converge at s ≥ 2": _pointwise(
+            "'their two output queue length curves approach each other when speedup s ≥ 2'",
+            f"at every s ≥ 2: |O_C − O_R| ≤ {CONVERGE_REL}·O_R",
+            "at s ≥ 2 the input backlog that separates the two is small; 15% allows what is left",
+            _converge,
+            0,
+        ),
+        "3 input queues vanish": _pointwise(
+            "'When the speedup is about 2 or higher, the average length of the input queue is "
+            "very low'",
+            f"for each AQM at the first s ≥ 2: I_a ≤ {VANISH_FRACTION}·I_a(1.1)",
+            "'very low' relative to the low-speedup backlog; 10% is an order of magnitude",
+            _vanish,
+            0,
+        ),
+        "4 input queues equal": _pointwise(
+            "'the input queue lengths for the three algorithms are roughly the same'",
+            f"at every s with max_a I_a ≥ {EQUAL_FLOOR}: max_a I_a ≤ {EQUAL_RATIO}·min_a I_a",
+            "'roughly': 25%; below half a packet per port the ratio is noise",
+            _equal_inputs,
+            0,
+        ),
+        "5 DropTail longest output": _pointwise(
+            "'the Droptail queue has the longest average output queue length'",
+            "at every s: O_D > max(O_R, O_C)",
+            "a strict order of means, as the figure shows it",
+            _droptail_longest,
+            0,
+        ),
+        "6 utilisation equal": _pointwise(
+            "'the performance of original RED and modified RED are almost the same in terms of "
+            "utilization'; 'does not compromise in any way the utilization ... as compared to "
+            "RED and Droptail'",
+            f"at every load: |U_C − U_R| ≤ {UTIL_ABS} and U_R, U_C ≥ U_D − {UTIL_ABS}",
+            "2 points of utilisation: below what a figure shows as a difference",
+            _util,
+            1,
+        ),
+        "7 loss slightly larger": _pointwise(
+            "'for a loss rate in the modified RED slightly larger than that in RED' (abstract); "
+            "'almost the same ... loss rate' (Sec. V-B.2)",
+            f"at every load with L_R ≥ {LOSS_FLOOR}: L_R − (c_R + c_C) ≤ L_C ≤ "
+            f"(1 + {LOSS_REL})·L_R + (c_R + c_C)",
+            "'slightly larger': not smaller beyond the noise, at most 30% larger",
+            _loss,
+            1,
+        ),
+        "ν trade-off": _as_ruled(
+            "Sec. V-A: ν 'too low, the effect of input queues will not be felt ...; too high, "
+            "too many packets getting dropped'",
+            f"4×4, s = 1.1, ν ∈ the sweep: ρ(ν, O_C) ≤ −{RHO_MIN} and ρ(ν, L_C) ≥ {RHO_MIN}",
+            "a monotone trade-off; one swap of neighbours among six points is allowed",
+        ),
+    },
+)
+
+
+def claims(
+    figs: Mapping[str, tuple],
+    nus: Sequence[float],
+    nu_rows: Mapping[float, Sequence[Row]],
+) -> list[Claim]:
+    """figs[name] = (speedups, by_s, loads, by_k), name a claim prefix ("fig4x4",
+    "crossbar 4x4"), by_s[aqm][i] and by_k[aqm][i] the metric rows (mean, ci) at
+    speedups[i] and loads[i]."""
+    out: list[Claim] = []
+    for name, (speedups, by_s, loads, by_k) in figs.items():
+        for key, d in CLAIMS.items():
+            if isinstance(d, _Pointwise):
+                bad, shown = d.fn(*((speedups, by_s) if d.over == 0 else (loads, by_k)))
+                out.append(d.claim(f"{name} {key}", shown, bad, shown))
+    row = nu_rows[min(nu_rows)]
+    o = [r["out_q"][0] for r in row]
+    loss = [r["loss"][0] for r in row]
+    ok, shown = _trade_off(nus, o, loss)
+    out.append(CLAIMS["ν trade-off"].claim("nu 4x4 ν trade-off at s = 1.1", shown, ok, shown))
     return out

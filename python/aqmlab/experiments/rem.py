@@ -19,19 +19,10 @@ import pandas as pd
 
 from aqmlab import scenario as sc
 from aqmlab.experiments.rem_choices import CHOICES, PROFILE_CHOICES, START_WINDOW
+from aqmlab.experiments.rem_claims import B_STAR, BOUND_SLACK, CLAIMS, PAPER_FIG3_GOODPUT
 from aqmlab.plans import UniformStarts
 from aqmlab.plot import HLine, VLines, plot_lines
-from aqmlab.reproduce import (
-    Claim,
-    Context,
-    Experiment,
-    at_least,
-    at_most,
-    fmt,
-    increasing,
-    judge,
-    within,
-)
+from aqmlab.reproduce import Claim, Context, Experiment, fmt
 from aqmlab.stats import half_width, trend
 
 Q = "r0->r1"
@@ -226,97 +217,6 @@ def _table(ctx: Context, title: str, res: dict, ci: dict, cols: list[str]) -> No
     ctx.notes.append("\n".join(lines))
 
 
-B_STAR = 20.0
-# Why some claims cannot be judged at quick size (periods of 20 s instead of 50 s, at most
-# 80 wired and 60 wireless users instead of 160 and 100).
-EQUILIBRIUM = (
-    "an equilibrium claim; REM's price needs the paper's 50 s periods to settle after each "
-    "20 new users, and quick size's 20 s periods are mostly that transient"
-)
-USER_RANGE = (
-    "the paper's range spans 20–100 users; quick size stops at 60, so its upper end is not reached"
-)
-# §5, on Fig. 3: goodput "between 62% and 91%" under NewReno/DropTail, with ECN "between 82%
-# and 96%": REM and RED(20:80) "between 90% and 96%", RED(10:30) "between 82% and 95%"
-# (20 to 100 users).
-PAPER_FIG3_GOODPUT = {
-    "NewReno/DropTail": (0.62, 0.91),
-    "RED(20:80)": (0.90, 0.96),
-    "RED(10:30)": (0.82, 0.95),
-    "REM": (0.90, 0.96),
-}
-
-# The tolerance of each claim, written down before the runs it judges (issue 11, item 3):
-# a claim is judged at the strictness of the paper's words, never loosened after a run.
-# "CI" is the 95% Student-t half-width of the replication mean being judged (0 with one
-# replication): a replication mean whose interval reaches the paper's value agrees with it.
-TOLERANCES = {
-    "queue near b*": (
-        "§4.2 'REM stabilizes the mean queue around the target b* = 20 packets'; §3.1: in "
-        "equilibrium the backlog equals its target",
-        "every period after the first (the first is REM's start-up transient) within "
-        "±2 packets (10% of b*) + CI of b* = 20; the former ±10 packets (50% of b*) hid "
-        "a bias of +6 to +8 packets with ECN",
-    ),
-    "queue grows": (
-        "§4.2 'the mean queue under all these 5 schemes steadily increases as the number of "
-        "sources grows' (DropTail and the four RED runs); §5 'steadily increases under "
-        "DropTail and RED'",
-        "'steadily increases': every period's mean queue above the previous one's (the "
-        "former rank correlation ≥ 0.8 allowed falls); the wired claim covers all five "
-        "schemes, RED with ECN included",
-    ),
-    "goodput vs DropTail": (
-        "§4.2 'REM achieves a slightly higher goodput than DropTail at almost all window "
-        "sizes either with dropping or ECN marking'",
-        "'higher' is strictly higher (the former test was 'not lower by more than 0.1%'); "
-        "'almost all' is all periods but at most one; 'slightly' is not a number in the "
-        "paper, so the size of the gain is shown but not judged",
-    ),
-    "ECN loss near zero": (
-        "§4.2 'the loss rate under REM with marking is nearly zero regardless of the number "
-        "of sources'",
-        "in every period (not the mean over periods) at most 10% of DropTail's loss rate "
-        "in the same period: 'regardless of the number of sources' is a per-period claim",
-    ),
-    "goodput range": (
-        "§5 'raising it from between 62% and 91% to between 82% and 96%'; 'REM and "
-        "RED(20:80) ... (between 90% and 96%) than RED(10:30) (between 82% and 95%)'",
-        "the paper gives whole percents, so each end (lowest and highest period) must round "
-        "to the paper's number: within ±0.5 points + CI of that period's goodput (the "
-        "former 'each end within 10 points' let 62-91% pass as 55-98%)",
-    ),
-    "loss ordering, losses only in transients": (
-        "§5 'loss is the heaviest with NewReno, negligible with RED(10:30) and REM, and "
-        "moderate with RED(20:80). Under REM and RED(10:30) buffer overflows only during "
-        "transient following introduction of new sources'; 'packets are dropped only when "
-        "they arrive at a full buffer'",
-        "judged on all congestion losses (overflow + early + forced; Fig. 4 counts overflow, "
-        "and in §5 every congestion loss is one): ordering strict; 'only during transient' "
-        "as at least 80% of them in the first fifth of each period (unchanged)",
-    ),
-    "losses in equilibrium": (
-        "§5 'Under RED(20:80) and NewReno, on the other hand, buffer overflows also in "
-        "equilibrium, and hence their cumulative losses steadily increase between jumps'",
-        "in every period, losses in each fifth of the period after the first (the "
-        "transient) are above zero (replication mean)",
-    ),
-}
-
-
-def _tolerance_note() -> str:
-    lines = [
-        "Tolerances (written in rem.py before the runs they judge; the paper's words, then "
-        "the rule and why):",
-        "",
-        "| claims | paper says | tolerance |",
-        "|---|---|---|",
-    ]
-    for k, (says, rule) in TOLERANCES.items():
-        lines.append(f"| {k} | {says} | {rule} |")
-    return "\n".join(lines)
-
-
 def _mathis_note(wl: dict, size: int, loss: float) -> str:
     """§5's NewReno/DropTail numbers against the Mathis et al. (1997) ceiling that the
     paper's own parameters imply: W = sqrt(3/(2p)) segments per round trip."""
@@ -429,9 +329,8 @@ def run(ctx: Context) -> list[Claim]:
     wired, wci, stages = _fig2_runs(ctx)
     ctx.notes.append("\n".join(CHOICES))
     ctx.notes.append("\n".join(PROFILE_CHOICES))
-    ctx.notes.append(_tolerance_note())
     claims = _fig2_queue_claims(wired, wci)
-    claims += _fig2_rate_claims(wired, stages, ctx.quick)
+    claims += _fig2_rate_claims(wired, stages)
     # Each Fig. 2 claim compares the wired configurations: it reads all of them (the
     # ns-2.35 pass runs them all). Figs. 3-4's name what each reads (_wl).
     for c in claims:
@@ -498,19 +397,18 @@ def _fig2_queue_claims(wired: dict, wci: dict) -> list[Claim]:
     ]:
         mq = wired[label]["mean_queue"].tolist()
         claims.append(
-            Claim(
+            CLAIMS["queue grows"].claim(
                 f"fig2 {label} queue grows",
-                "the mean queue under all these 5 schemes steadily increases as the number "
-                "of sources grows (every period above the previous)",
                 _spearman(mq),
-                increasing(mq),
+                mq,
                 unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
             )
         )
     return claims
 
 
-def _fig2_rate_claims(wired: dict, stages: int, quick: bool) -> list[Claim]:
+def _fig2_rate_claims(wired: dict, stages: int) -> list[Claim]:
+    C = CLAIMS
     claims: list[Claim] = []
     dt = wired["DropTail"]
     for mode in ["drop", "ECN"]:
@@ -518,12 +416,10 @@ def _fig2_rate_claims(wired: dict, stages: int, quick: bool) -> list[Claim]:
         gain = rem_g - dt["goodput"].to_numpy()
         n_higher = int((gain > 0).sum())
         claims.append(
-            Claim(
+            C["goodput vs DropTail"].claim(
                 f"fig2 REM {mode} goodput vs DropTail",
-                "REM achieves a slightly higher goodput than DropTail at almost all window "
-                "sizes (REM strictly higher in all periods but at most one)",
                 n_higher,
-                at_least(stages - 1),
+                stages,
                 unit=f"of {stages} periods (REM − DropTail: "
                 f"{', '.join(f'{100 * x:+.1f}' for x in gain)} points)",
             )
@@ -531,25 +427,15 @@ def _fig2_rate_claims(wired: dict, stages: int, quick: bool) -> list[Claim]:
     rem_loss = wired["REM drop"]["loss"].mean()
     dt_loss = dt["loss"].mean()
     claims.append(
-        Claim(
-            "fig2 REM drop loss ≈ DropTail",
-            "the loss rate is about the same under REM with dropping as under DropTail "
-            "(mean over periods within ±30%)",
-            rem_loss,
-            within(dt_loss, rel=0.3),
-        )
+        C["REM drop loss ≈ DropTail"].claim("fig2 REM drop loss ≈ DropTail", rem_loss, dt_loss)
     )
     ratio = (wired["REM ECN"]["loss"] / dt["loss"]).to_numpy()
     claims.append(
-        Claim(
+        C["ECN loss near zero"].claim(
             "fig2 REM ECN loss near zero",
-            "the loss rate under REM with marking is nearly zero regardless of the number "
-            "of sources (in every period at most 10% of DropTail's loss in that period)",
             float(ratio.max()),
-            at_most(0.1),
             unit=f"(largest per-period ratio to DropTail; per period "
             f"{', '.join(f'{100 * x:.0f}%' for x in ratio)})",
-            needs_full_size=EQUILIBRIUM,
         )
     )
     for mode in ["drop", "ECN"]:
@@ -558,30 +444,19 @@ def _fig2_rate_claims(wired: dict, stages: int, quick: bool) -> list[Claim]:
             list((hi["goodput"] >= lo["goodput"]) & (hi["mean_queue"] > lo["mean_queue"]))
         )
         claims.append(
-            Claim(
-                f"fig2 RED(20:80) vs RED(10:30) {mode}",
-                "RED(20:80) has both a higher goodput and mean queue than RED(10:30) at all "
-                "window sizes (fraction of periods)",
-                both,
-                at_least(1.0),
-            )
+            C["RED(20:80) vs RED(10:30)"].claim(f"fig2 RED(20:80) vs RED(10:30) {mode}", both)
         )
     reds = [k for k in wired if k.startswith("RED")]
     ub = _fraction(
         [
-            bool(dt["goodput"].iloc[i] >= max(wired[k]["goodput"].iloc[i] for k in reds) - 1e-3)
+            bool(
+                dt["goodput"].iloc[i]
+                >= max(wired[k]["goodput"].iloc[i] for k in reds) - BOUND_SLACK
+            )
             for i in range(stages)
         ]
     )
-    claims.append(
-        Claim(
-            "fig2 DropTail bounds RED goodput",
-            "the goodput for DropTail upper bounds that of all variations of RED "
-            "(fraction of periods, 0.1% slack)",
-            ub,
-            at_least(1.0),
-        )
-    )
+    claims.append(C["DropTail bounds RED goodput"].claim("fig2 DropTail bounds RED goodput", ub))
     red_drop_better = _fraction(
         [
             bool(
@@ -591,30 +466,10 @@ def _fig2_rate_claims(wired: dict, stages: int, quick: bool) -> list[Claim]:
         ]
     )
     claims.append(
-        Claim(
-            "fig2 RED drop vs mark goodput",
-            "footnote 1: with NewReno the goodput under RED is higher with dropping than "
-            "with marking (fraction of the two RED settings, mean over periods)",
-            red_drop_better,
-            at_least(1.0),
-        )
+        C["RED drop vs mark goodput"].claim("fig2 RED drop vs mark goodput", red_drop_better)
     )
     c0, c1 = dt["cwnd"].iloc[0], dt["cwnd"].iloc[-1]
-    if not quick:
-        claims.append(
-            Claim(
-                "fig2 window 32 → 4",
-                "the average window decreases from 32 packets (20 users) to 4 (160 users) "
-                "(DropTail mean window, ns-2's cwnd_, first and last period, each within ±50%)",
-                f"{fmt(c0)} → {fmt(c1)}",
-                lambda _v, c0=c0, c1=c1: judge(
-                    abs(c0 - 32) <= 16 and abs(c1 - 4) <= 2,
-                    value=f"{fmt(c0)} → {fmt(c1)}",
-                    needs="first within 32 ± 16 and last within 4 ± 2",
-                    holds=f"{fmt(c0)} within 32 ± 16 and {fmt(c1)} within 4 ± 2",
-                ),
-            )
-        )
+    claims.append(C["window 32 → 4"].claim("fig2 window 32 → 4", f"{fmt(c0)} → {fmt(c1)}", c0, c1))
     return claims
 
 
@@ -710,17 +565,15 @@ def _figs34_runs(ctx: Context) -> tuple[dict, dict, dict]:
 
 
 def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
+    C = CLAIMS
     claims: list[Claim] = []
     nr = wl["NewReno/DropTail"]["goodput"].to_numpy()
     for label in ["RED(20:80)", "RED(10:30)", "REM"]:
         g = wl[label]["goodput"].to_numpy()
         claims.append(
-            Claim(
+            C["ECN raises goodput"].claim(
                 f"fig3 ECN raises goodput: {label}",
-                "ECN marking with the modified NewReno raises goodput over NewReno/DropTail "
-                "(fraction of periods where it is higher)",
                 _fraction(list(g > nr)),
-                at_least(1.0),
                 uses=_wl(label, "NewReno/DropTail"),
             )
         )
@@ -733,39 +586,34 @@ def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
         g = pd.concat([wl[k]["goodput"] for k in labels], ignore_index=True)
         h = pd.concat([wlci[k]["goodput"] for k in labels], ignore_index=True)
         claims.append(
-            Claim(
+            C["goodput range"].claim(
                 cid,
-                f"§5: goodput of {who} between {100 * lo_p:.0f}% and {100 * hi_p:.0f}% "
-                "over 20–100 users (each end within ±0.5 points + CI)",
                 f"{100 * g.min():.1f}–{100 * g.max():.1f}%",
-                _range_check(g, h, lo_p, hi_p),
-                needs_full_size=USER_RANGE,
+                g,
+                h,
+                lo_p,
+                hi_p,
+                detail=f"{who} between {100 * lo_p:.0f}% and {100 * hi_p:.0f}% over 20–100 users",
                 uses=_wl(*labels),
             )
         )
     lo = wl["RED(10:30)"]["goodput"].to_numpy()
     for label in ["REM", "RED(20:80)"]:
         claims.append(
-            Claim(
+            C["above RED(10:30)"].claim(
                 f"fig3 {label} above RED(10:30)",
-                "REM and RED(20:80) maintain a higher goodput than RED(10:30) "
-                "(fraction of periods)",
                 _fraction(list(wl[label]["goodput"].to_numpy() >= lo)),
-                at_least(1.0),
                 uses=_wl(label, "RED(10:30)"),
             )
         )
-    claims.append(_near_b_star("fig3 REM queue stabilises", wl["REM"], wlci["REM"]))
-    claims[-1].uses = _wl("REM")
+    claims.append(_near_b_star("fig3 REM queue stabilises", wl["REM"], wlci["REM"], _wl("REM")))
     for label in ["NewReno/DropTail", "RED(20:80)", "RED(10:30)"]:
         mq = wl[label]["mean_queue"].tolist()
         claims.append(
-            Claim(
+            C["queue grows"].claim(
                 f"fig3 {label} queue grows",
-                "the mean queue steadily increases under DropTail and RED "
-                "(every period above the previous)",
                 _spearman(mq),
-                increasing(mq),
+                mq,
                 unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
                 uses=_wl(label),
             )
@@ -774,23 +622,15 @@ def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
 
 
 def _fig4_claims(wl: dict, cum: dict) -> list[Claim]:
+    C = CLAIMS
     claims: list[Claim] = []
     total = {k: float(v.iloc[-1]) for k, v in cum["congestion"].items()}
     ovf_total = {k: float(v.iloc[-1]) for k, v in cum["overflow"].items()}
-    order = total["NewReno/DropTail"] > total["RED(20:80)"] > max(total["REM"], total["RED(10:30)"])
     claims.append(
-        Claim(
+        C["loss ordering"].claim(
             "fig4 loss ordering",
-            "loss is heaviest with NewReno, moderate with RED(20:80), negligible with "
-            "RED(10:30) and REM (final cumulative congestion losses in that order)",
             ", ".join(f"{k} {fmt(v)}" for k, v in total.items()),
-            lambda _v, ok=order, t=total: judge(
-                ok,
-                value="",
-                needs="NewReno/DropTail > RED(20:80) > max(REM, RED(10:30))",
-                holds=f"{fmt(t['NewReno/DropTail'])} > {fmt(t['RED(20:80)'])} > "
-                f"max({fmt(t['REM'])}, {fmt(t['RED(10:30)'])})",
-            ),
+            total,
             unit="(overflow only: " + ", ".join(f"{fmt(v)}" for v in ovf_total.values()) + ")",
             uses=_wl(*total),
         )
@@ -801,13 +641,9 @@ def _fig4_claims(wl: dict, cum: dict) -> list[Claim]:
         early = float(df["congestion_early"].sum())
         ovf = float(df["overflow"].sum())
         claims.append(
-            Claim(
+            C["losses only in transients"].claim(
                 f"fig4 {label} losses only in transients",
-                "buffer overflows only during the transient after new sources arrive "
-                "(share of congestion losses in the first 20% of each period ≥ 0.8; "
-                "vacuous if there are none)",
                 early / lost if lost else 1.0,
-                at_least(0.8),
                 unit=f"({fmt(lost)} congestion losses, {fmt(ovf)} of them overflow; overflow "
                 f"share {fmt(float(df['overflow_early'].sum()) / ovf) if ovf else 'n/a'})",
                 uses=_wl(label),
@@ -816,18 +652,9 @@ def _fig4_claims(wl: dict, cum: dict) -> list[Claim]:
     for label in ["NewReno/DropTail", "RED(20:80)"]:
         steady = wl[label]["congestion_steady_min"].to_numpy()
         claims.append(
-            Claim(
+            C["losses in equilibrium"].claim(
                 f"fig4 {label} losses in equilibrium",
-                "under RED(20:80) and NewReno buffer overflows also in equilibrium: "
-                "cumulative losses steadily increase between jumps (in every period, "
-                "losses in each fifth after the first > 0)",
                 float(steady.min()),
-                lambda v: judge(
-                    float(v) > 0,
-                    value=fmt(v),
-                    needs="> 0 in every period",
-                    holds=f"least {fmt(v)} > 0",
-                ),
                 unit=f"(least loss in a fifth of a period; per period "
                 f"{', '.join(fmt(x) for x in steady)})",
                 uses=_wl(label),
@@ -836,44 +663,20 @@ def _fig4_claims(wl: dict, cum: dict) -> list[Claim]:
     return claims
 
 
-def _near_b_star(cid: str, df: pd.DataFrame, ci: pd.DataFrame) -> Claim:
-    """REM's mean queue at b* = 20: every period after the first within ±2 packets + CI."""
+def _near_b_star(
+    cid: str, df: pd.DataFrame, ci: pd.DataFrame, uses: tuple[str, ...] | None = None
+) -> Claim:
+    """REM's mean queue at b*, judged on every period after the first."""
     mq = df["mean_queue"].to_numpy()[1:]
     h = ci["mean_queue"].to_numpy()[1:]
-    excess = np.abs(mq - B_STAR) - (2.0 + h)
-    return Claim(
+    return CLAIMS["queue near b*"].claim(
         cid,
-        "REM stabilizes the mean queue around the target b* = 20 packets as users grow "
-        "(every period after the first within ±2 packets + CI)",
         float(np.max(np.abs(mq - B_STAR))),
-        lambda _v: judge(
-            bool((excess <= 0).all()),
-            value=f"means {', '.join(fmt(x) for x in mq)}",
-            needs="each within 20 ± (2 + CI)",
-            holds=f"means {', '.join(fmt(x) for x in mq)} within 20 ± (2 + CI)",
-        ),
+        mq,
+        h,
         unit="packets (largest |mean − 20|)",
-        needs_full_size=EQUILIBRIUM,
+        uses=uses,
     )
-
-
-def _range_check(s: pd.Series, h: pd.Series, lo: float, hi: float):
-    """The ends of the measured range (lowest and highest period) each round to the
-    paper's whole percent: within 0.005 + the CI of that period's goodput."""
-
-    def check(_v):
-        a, b = float(s.min()), float(s.max())
-        ha, hb = float(h.iloc[int(s.argmin())]), float(h.iloc[int(s.argmax())])
-        ta, tb = 0.005 + ha, 0.005 + hb
-        return judge(
-            abs(a - lo) <= ta and abs(b - hi) <= tb,
-            value=f"{100 * a:.1f}–{100 * b:.1f}%",
-            needs=f"{100 * lo:.0f} ± {100 * ta:.1f} and {100 * hi:.0f} ± {100 * tb:.1f}",
-            holds=f"ends {100 * a:.1f} and {100 * b:.1f} within {100 * lo:.0f} ± "
-            f"{100 * ta:.1f} and {100 * hi:.0f} ± {100 * tb:.1f}",
-        )
-
-    return check
 
 
 EXPERIMENT = Experiment(
@@ -882,6 +685,7 @@ EXPERIMENT = Experiment(
     source='S. Athuraliya, V. H. Li, S. H. Low, Q. Yin, "REM: Active Queue Management", '
     "IEEE Network, May/June 2001, §4.2 (Fig. 2) and §5 (Figs. 3-4)",
     run=run,
+    declared=CLAIMS,
     description="Wired: 64 Mb/s, 120-packet buffer, 1 KB packets, 80 ms RTT, 20→160 NewReno "
     "users (+20 every 50 s); DropTail, RED(20:80), RED(10:30), REM, dropping or ECN marking. "
     "Wireless: 2 Mb/s, 100-packet buffer, 1% Bernoulli loss, 48-byte packets, 20→100 users; "

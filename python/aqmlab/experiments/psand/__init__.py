@@ -44,31 +44,10 @@ from aqmlab.experiments.psand.setup import (
     occupancy,
     variants,
 )
-from aqmlab.experiments.psand.tolerances import tolerance_note
+from aqmlab.experiments.psand.tolerances import CLAIMS, FIGS56_POINTS, PAPER_RECOVERY
 from aqmlab.plot import STYLE, HBand, HLine, VLines, draw_refs, plot_sweep
-from aqmlab.reproduce import (
-    Claim,
-    Context,
-    Experiment,
-    at_least,
-    fmt,
-    less_than,
-)
+from aqmlab.reproduce import Claim, Context, Experiment, fmt
 
-# §III.B.1, on Fig. 3: after the step at 50 s PSAND "needs less than 5 seconds to bring the
-# average queue size back down to its target value", ARED_Feng "takes roughly 15 seconds"
-# and ARED_Floyd "10 seconds".
-PAPER_RECOVERY = {
-    "PSAND": (5.0, "< 5 s"),
-    "ARED_Floyd": (10.0, "≈ 10 s"),
-    "ARED_Feng": (15.0, "≈ 15 s"),
-}
-# Figs. 5-6 state trends over 10-100 additional flows from 100 replications per point; quick
-# size has two flow counts and 5 replications, whose 95% CIs overlap between schemes.
-FIGS56_FULL = (
-    "a trend over 10–100 additional flows, from 100 replications per point; quick size "
-    "has 2 flow counts and 5 replications, whose 95% CIs overlap between schemes"
-)
 TARGET_REFS = [
     HLine(K_T, f"target K_T = {K_T:g}"),
     HBand(K_T - 2, K_T + 2, "K_T ± 2 (Fig. 6c)"),
@@ -155,57 +134,46 @@ def _plot_dynamics(dyn: dict, path, title: str, recovery: dict[str, float] | Non
         plt.close(fig)
 
 
+# Fig. 4's statements, in the order of the report: (declaration, the measure over 60–100 s).
+FIG4 = [
+    ("fig4 PSAND controls avg better than", "gap"),
+    ("fig4 PSAND oscillates less than", "sd"),
+    ("fig4 PSAND empty less often than", "empty"),
+    ("fig4 PSAND near-full less often than", "near_full"),
+]
+
+
 def _fig4_claims(dyn: dict[str, pd.DataFrame], tag: str) -> list[Claim]:
-    """Fig. 4's statements (70 additional flows; the paper's 100-flow run is judged by the
-    same ones) over 60–100 s of a dynamics run."""
-    claims: list[Claim] = []
-    extra = 100 if "100" in tag else 70
+    """Fig. 4's statements over 60–100 s of a dynamics run: the 70-flow run (``tag``
+    "fig4") by each statement's declaration, the paper's 100-flow run ("fig4 (100 flows)")
+    by that run's, which holds it to the same statements."""
     late = {k: df[df.index >= 60.0] for k, df in dyn.items()}
-    gap = {k: float((d["avg"] - K_T).abs().mean()) for k, d in late.items()}
-    sd = {k: float(d["qlen_pkts"].std()) for k, d in late.items()}
-    empty = {k: float((d["qlen_pkts"] == 0).mean()) for k, d in late.items()}
-    near_full = {
-        k: float(((d["qlen_pkts"] > 25) & (d["qlen_pkts"] <= BUFFER)).mean())
-        for k, d in late.items()
+    measures = {
+        "gap": {k: float((d["avg"] - K_T).abs().mean()) for k, d in late.items()},
+        "sd": {k: float(d["qlen_pkts"].std()) for k, d in late.items()},
+        "empty": {k: float((d["qlen_pkts"] == 0).mean()) for k, d in late.items()},
+        "near_full": {
+            k: float(((d["qlen_pkts"] > 25) & (d["qlen_pkts"] <= BUFFER)).mean())
+            for k, d in late.items()
+        },
     }
+    claims: list[Claim] = []
     for other in ["ARED_Floyd", "ARED_Feng"]:
-        claims.append(
-            Claim(
-                f"{tag} PSAND controls avg better than {other}",
-                f"with {extra} additional flows the ARED variants cannot control the average queue "
-                "(mean |avg − 10| over 60–100 s: PSAND smaller)",
-                f"PSAND {fmt(gap['PSAND'])}, {other} {fmt(gap[other])}",
-                less_than("PSAND", gap["PSAND"], other, gap[other]),
+        for key, name in FIG4:
+            v = measures[name]
+            declared, detail = (
+                (CLAIMS[key], "") if tag == "fig4" else (CLAIMS[tag], CLAIMS[key].says)
             )
-        )
-        claims.append(
-            Claim(
-                f"{tag} PSAND oscillates less than {other}",
-                "PSAND displays a reduced amplitude of queue oscillations (sd of the "
-                "instantaneous queue over 60–100 s)",
-                f"PSAND {fmt(sd['PSAND'])}, {other} {fmt(sd[other])}",
-                less_than("PSAND", sd["PSAND"], other, sd[other]),
-            )
-        )
-        for cid, share, says in [
-            ("empty", empty, "less frequent occurrences of an empty queue"),
-            (
-                "near-full",
-                near_full,
-                "less frequent occurrences of a queue size close to the maximum buffer "
-                "capacity (25 < X ≤ 35)",
-            ),
-        ]:
             claims.append(
-                Claim(
-                    f"{tag} PSAND {cid} less often than {other}",
-                    f"with {extra} additional flows PSAND shows {says} (share of the 100 ms "
-                    "samples over 60–100 s)",
-                    f"PSAND {fmt(share['PSAND'])}, {other} {fmt(share[other])}",
-                    less_than("PSAND", share["PSAND"], other, share[other]),
+                declared.claim(
+                    f"{tag}{key.removeprefix('fig4')} {other}",
+                    f"PSAND {fmt(v['PSAND'])}, {other} {fmt(v[other])}",
+                    v["PSAND"],
+                    other,
+                    v[other],
+                    detail=detail,
                 )
             )
-
     return claims
 
 
@@ -304,7 +272,6 @@ def _statistics(
 
 
 def run(ctx: Context) -> list[Claim]:
-    ctx.notes.append(tolerance_note())
     ctx.notes.append(profile_note())
     claims = _figs34(ctx)
     ns, runs = ([20, 70], 5) if ctx.quick else ([10, 20, 30, 50, 70, 100], 100)
@@ -358,7 +325,7 @@ def _figs34(ctx: Context) -> list[Claim]:
     )
     ctx.notes.append(psand_fig3.spread_note(reps))
     ctx.notes.append(psand_fig3.cause_note(diag))
-    claims += psand_fig3.claims(reps, ctx.quick, PAPER_RECOVERY)
+    claims += psand_fig3.claims(reps)
     psand_fig3.plot_kcur_run(ctx, keys, ctx.out / "kcur_fig3.png")
     ctx.figure(
         "K_cur sensitivity (not the paper's setting): PSAND in Fig. 3's run with K_cur = RED's "
@@ -428,48 +395,15 @@ def _figs56_plots(ctx: Context, s: pd.DataFrame, ns: list[int]) -> None:
 
 
 def _figs56_claims(s: pd.DataFrame, ns: list[int]) -> list[Claim]:
-    """Figs. 5-6's claims: PSAND against the best of the others at each flow count."""
-    claims: list[Claim] = []
+    """Figs. 5-6's claims: PSAND against the lowest / highest of the others at each flow
+    count (FIGS56_POINTS), the fraction of the counts where it does what its claim says."""
     tab = s.pivot(index="flows", columns="variant")
     others = [k for k in SCHEMES if k != "PSAND"]
+    points = {"all": ns, "big": [n for n in ns if n >= np.median(ns)]}
 
-    def frac(col, better):
-        ok = [
-            better(
-                tab[(f"{col}:mean", "PSAND")].loc[n],
-                min(tab[(f"{col}:mean", o)].loc[n] for o in others)
-                if better is _lt
-                else max(tab[(f"{col}:mean", o)].loc[n] for o in others),
-            )
-            for n in ns
-        ]
-        return float(np.mean(ok))
-
-    claims.append(
-        Claim(
-            "fig5a variance",
-            "PSAND reduces the queue variance compared with RED and both "
-            "ARED variants, independently of the number of flows (fraction of points)",
-            frac("var", _lt),
-            at_least(1.0),
-            needs_full_size=FIGS56_FULL,
-        )
-    )
-    claims.append(
-        Claim(
-            "fig5b mean queue",
-            "PSAND reduces the average queueing delay (mean queue) "
-            "compared with the others (fraction of points)",
-            frac("mean", _lt),
-            at_least(1.0),
-            needs_full_size=FIGS56_FULL,
-        )
-    )
-    big = [n for n in ns if n >= np.median(ns)]
-
-    def fraction(col: str, holds, points) -> float:
-        """Of `points`, the fraction where PSAND's mean `col` and the others' satisfy
-        `holds(psand, lowest of the others, highest of the others)`."""
+    def fraction(col: str, holds, counts) -> float:
+        """Of ``counts``, the fraction where PSAND's mean ``col`` and the others' satisfy
+        ``holds(psand, lowest of the others, highest of the others)``."""
         return float(
             np.mean(
                 [
@@ -478,58 +412,15 @@ def _figs56_claims(s: pd.DataFrame, ns: list[int]) -> list[Claim]:
                         min(tab[(f"{col}:mean", o)].loc[n] for o in others),
                         max(tab[(f"{col}:mean", o)].loc[n] for o in others),
                     )
-                    for n in points
+                    for n in counts
                 ]
             )
         )
 
-    for cid, says, value, bound in [
-        (
-            "fig5c loss not sacrificed",
-            "PSAND does not sacrifice the loss rate (at each "
-            "point at most 10% above the lowest of the others; fraction of points)",
-            fraction("loss", lambda p, lo, hi: p <= 1.1 * lo, ns),
-            1.0,
-        ),
-        (
-            "fig5c loss lower with many flows",
-            "a slight reduction of the packet loss rate as the number of flows increases "
-            "(PSAND below the lowest of the others at the larger half of the flow counts; "
-            "fraction)",
-            fraction("loss", lambda p, lo, hi: p < lo, big),
-            1.0,
-        ),
-        (
-            "fig6 link use",
-            "link utilisation = 1 − P(X = 0): PSAND increases the link utilisation (measured "
-            "utilisation highest at the larger half of the flow counts; fraction)",
-            fraction("util", lambda p, lo, hi: p > hi, big),
-            1.0,
-        ),
-        (
-            "fig6 p_empty",
-            "P(X = 0) is reduced as the number of flows increases "
-            "(PSAND lowest at the larger half of the flow counts; fraction)",
-            fraction("p_empty", lambda p, lo, hi: p < lo, big),
-            1.0,
-        ),
-        (
-            "fig6 p_full",
-            "P(25 < X ≤ 35) is reduced as the number of flows increases "
-            "(PSAND lowest at the larger half of the flow counts; fraction)",
-            fraction("p_full", lambda p, lo, hi: p < lo, big),
-            1.0,
-        ),
-        (
-            "fig6 p_target",
-            "under PSAND the probability that the queue is close to its "
-            "target is generally larger (fraction of points ≥ 1/2)",
-            fraction("p_target", lambda p, lo, hi: p >= hi, ns),
-            0.5,
-        ),
-    ]:
-        claims.append(Claim(cid, says, value, at_least(bound), needs_full_size=FIGS56_FULL))
-    return claims
+    return [
+        CLAIMS[cid].claim(cid, fraction(col, holds, points[which]))
+        for cid, (col, which, holds) in FIGS56_POINTS.items()
+    ]
 
 
 SENS_RATE = "15Mbps"
@@ -575,10 +466,6 @@ def _sensitivity(ctx: Context, main: pd.DataFrame) -> None:
     ctx.notes.append("\n".join(lines))
 
 
-def _lt(a, b):
-    return a < b
-
-
 def _by_scheme(s: pd.DataFrame, col: str) -> pd.DataFrame:
     """One row per number of flows, columns <scheme>:mean / <scheme>:ci95 for plot_sweep."""
     out = pd.DataFrame({"flows": sorted(s["flows"].unique())}).set_index("flows")
@@ -595,6 +482,7 @@ EXPERIMENT = Experiment(
     source='T. Alemu, A. Jean-Marie, "Dynamic Configuration of RED Parameters", IEEE '
     "GLOBECOM 2004, Dallas, November 2004 (HAL lirmm-00108790), §III.B",
     run=run,
+    declared=CLAIMS,
     description="1.5 Mb/s / 20 ms bottleneck with a 35-packet buffer (ns-2 ARED test-suite "
     "topology), TCP SACK; RED, ARED_Feng, ARED_Floyd and PSAND with the paper's Table I, all "
     'gentle with ns-2\'s queue-length guard; ns-2.26 defaults (profile "ns2-2001" plus the '

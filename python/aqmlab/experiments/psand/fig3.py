@@ -2,9 +2,10 @@
 
 - Fig. 3 over replications. The paper shows one run per scheme; its recovery-time claims
   are judged here on R independent replications of that run (simulation.run 0..R−1, seed 1),
-  by the rules written in TOLERANCES ("fig3 replications" and the fig3 entries) before the
-  replicated runs were made: a 95% Student-t interval of each mean recovery time, a Welch
-  interval for each difference. Replication 0 is the single run of the Fig. 3 plot.
+  by the rules declared in psand.tolerances ("fig3 replications" and the fig3 entries of
+  CLAIMS) before the replicated runs were made: a 95% Student-t interval of each mean
+  recovery time, a Welch interval for each difference. Replication 0 is the single run of
+  the Fig. 3 plot.
 - The K_cur sensitivity: PSAND with ``k_cur = "interval_mean"`` (the time average of RED's
   average over each 0.5 s interval, docs/aqm/psand.md) beside the main result (``"ewma"``,
   RED's average at the update instant), which it does not replace: Fig. 3's replications
@@ -20,33 +21,16 @@ import pandas as pd
 
 from aqmlab.experiments.psand import setup as p
 from aqmlab.experiments.psand.setup import K_T
+from aqmlab.experiments.psand.tolerances import CLAIMS, PAPER_RECOVERY, RUNS_FULL, RUNS_QUICK
 from aqmlab.plot import STYLE
-from aqmlab.reproduce import Claim, Context, fmt, judge
+from aqmlab.reproduce import Claim, Context, fmt
 from aqmlab.stats import mean_ci as _interval
+from aqmlab.stats import welch_ci
 
-# Replications of Fig. 3's run (TOLERANCES "fig3 replications").
-RUNS_FULL, RUNS_QUICK = 20, 5
 # A replication that never gets back counts as the time left after the step at 50 s.
 CAP = 50.0
 SCHEMES3 = ["ARED_Feng", "ARED_Floyd", "PSAND"]
 KCUR = "PSAND (K_cur interval mean)"
-QUICK_WHY = (
-    f"{RUNS_QUICK} replications at quick size: t(0.975, 4) = 2.78 makes each 95% "
-    "interval ± 1.24 sd, too wide to judge a 5 s grid"
-)
-
-
-def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """mean(a) − mean(b) and its 95% Welch half-width."""
-    from scipy.stats import t
-
-    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
-    d = float(np.mean(a) - np.mean(b))
-    se = math.sqrt(va + vb)
-    if se == 0.0:
-        return d, 0.0
-    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
-    return d, float(t.ppf(0.975, df)) * se
 
 
 def _first_return(df: pd.DataFrame, t0: float = 50.0) -> float:
@@ -110,67 +94,27 @@ def replicate(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame, dict[tuple[str,
     return wide[[*SCHEMES3, KCUR]].sort_index(), long, keys
 
 
-def claims(rec: pd.DataFrame, quick: bool, paper: dict) -> list[Claim]:
-    """Fig. 3's claims judged on the replications (TOLERANCES)."""
-    why = QUICK_WHY if quick else ""
+def claims(rec: pd.DataFrame) -> list[Claim]:
+    """Fig. 3's claims judged on the replications (CLAIMS in psand.tolerances): each mean
+    recovery time with its 95% Student-t half-width, PSAND's differences with their Welch
+    half-width."""
     out = []
     m, h = _interval(rec["PSAND"].to_numpy())
     out.append(
-        Claim(
-            "fig3 PSAND recovery < 5 s",
-            "after the step at 50 s PSAND needs less than 5 s to bring the average back to "
-            f"target (mean over {len(rec)} replications; its 95% interval must lie below)",
-            m,
-            _ci_check(m, h, -math.inf, 5.0, "≤ 5"),
-            unit="s",
-            needs_full_size=why,
-        )
+        CLAIMS["fig3 PSAND recovery < 5 s"].claim("fig3 PSAND recovery < 5 s", m, h, unit="s")
     )
-    for other, says in [
-        ("ARED_Floyd", "ARED_Floyd in Fig. 3(b) takes 10 seconds to bring the average back"),
-        ("ARED_Feng", "ARED_Feng in Fig. 3(a) takes roughly 15 seconds to bring the average back"),
-    ]:
-        t = paper[other][0]
-        m, h = _interval(rec[other].to_numpy())
-        out.append(
-            Claim(
-                f"fig3 {other} recovery ≈ {t:g} s",
-                f"{says} (mean over {len(rec)} replications; its 95% interval must lie in "
-                f"{t:g} ± 2.5 s)",
-                m,
-                _ci_check(m, h, t - 2.5, t + 2.5, f"in {t:g} ± 2.5"),
-                unit="s",
-                needs_full_size=why,
-                uses=(f"{_phase(len(rec))}: {other}",),
-            )
-        )
     for other in ["ARED_Floyd", "ARED_Feng"]:
-        d, h = _welch(rec["PSAND"].to_numpy(), rec[other].to_numpy())
+        cid = f"fig3 {other} recovery ≈ {PAPER_RECOVERY[other][0]:g} s"
+        m, h = _interval(rec[other].to_numpy())
+        out.append(CLAIMS[cid].claim(cid, m, h, unit="s", uses=(f"{_phase(len(rec))}: {other}",)))
+    for other in ["ARED_Floyd", "ARED_Feng"]:
+        d, h = welch_ci(rec["PSAND"].to_numpy(), rec[other].to_numpy())
         out.append(
-            Claim(
-                f"fig3 PSAND faster than {other}",
-                "PSAND responds more quickly to the change than both ARED variants "
-                f"(mean PSAND − mean {other} recovery time; its 95% Welch interval must lie "
-                "below 0)",
-                d,
-                _ci_check(d, h, -math.inf, 0.0, "< 0", strict=True),
-                unit="s",
-                needs_full_size=why,
+            CLAIMS["fig3 PSAND faster than"].claim(
+                f"fig3 PSAND faster than {other}", d, h, unit="s"
             )
         )
     return out
-
-
-def _ci_check(m: float, h: float, lo: float, hi: float, band: str, strict: bool = False):
-    """Holds when the interval m ± h lies in [lo, hi] (or below hi when ``strict``)."""
-
-    def check(_v) -> tuple[bool, str]:
-        a, b = m - h, m + h
-        inside = math.isfinite(h) and a >= lo and (b < hi if strict else b <= hi)
-        shown = f"{fmt(m)} ± {fmt(h)} = [{fmt(a)}, {fmt(b)}]"
-        return judge(inside, value=shown, needs=f"the interval {band}", holds=f"{shown} {band}")
-
-    return check
 
 
 def spread_note(rec: pd.DataFrame) -> str:
@@ -210,7 +154,7 @@ def cause_note(diag: pd.DataFrame) -> str:
     cols = [*SCHEMES3, KCUR]
     lines = [
         "Cause of the long recovery times (diagnostic, judges nothing; the claims keep the "
-        "recovery time as TOLERANCES defines it): that time runs to the return below 11 "
+        "recovery time as the tolerance table defines it): that time runs to the return below 11 "
         "packets after the largest average of 50–100 s. Where that largest average comes "
         "late, it is an oscillation of the average long after the step, and the time "
         "measures that. Per scheme, over the replications: how many have their largest "

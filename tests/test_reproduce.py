@@ -165,12 +165,12 @@ def _hand_written_spearman(x):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::UserWarning")
-def test_rem_spearman_from_scipy_equals_the_former_hand_written_one():
+def test_the_trend_from_scipy_equals_the_former_hand_written_spearman():
     import math
 
     import numpy as np
 
-    from aqmlab.experiments.rem import _spearman
+    from aqmlab.stats import trend as _spearman
 
     assert _spearman([28.2, 33.6, 41.4, 46.8]) == 1.0
     assert _spearman([4.0, 3.0, 2.0, 1.0]) == -1.0

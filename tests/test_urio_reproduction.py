@@ -8,7 +8,8 @@ import pytest
 import aqmlab
 from aqmlab import scenario as sc
 from aqmlab.experiments import urio
-from aqmlab.experiments.urio_claims import band_check, bias_check, spearman, udp_check
+from aqmlab.experiments.urio_claims import band_check, bias_check, udp_check
+from aqmlab.stats import trend
 from aqmlab.sweep import set_field
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +97,7 @@ def test_the_claim_rules_hold_on_fair_and_biased_rows_and_fail_on_the_other():
     assert not bias_check(wide, 1)(None)[0]
     # One swap of neighbours among five is Spearman's rho = 0.9, still a trend.
     swapped = [rising[1], rising[0], *rising[2:]]
-    assert spearman([m for m, _ in swapped]) == pytest.approx(0.9)
+    assert trend([m for m, _ in swapped]) == pytest.approx(0.9)
     assert bias_check(swapped, 1)(None)[0]
     udp = [(1.17, 0.01)] * 3 + [(3.24, 0.01)] * 2
     assert udp_check(udp)(None)[0]

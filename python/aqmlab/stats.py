@@ -21,10 +21,17 @@ def t975(df: int) -> float:
     return float(t.ppf(0.975, df))
 
 
-def half_width(sd: Any, n: int) -> Any:
+def half_width(sd: Any, n: Any) -> Any:
     """The 95% Student-t half-width of a mean of n values with standard deviation sd (a
-    number, or a pandas/numpy object of them); NaN below two values."""
-    return t975(n - 1) * sd / math.sqrt(n) if n > 1 else sd * math.nan
+    number, or a pandas/numpy object of them); NaN below two values. ``n`` may also be an
+    array of counts, one per row of a 2-D ``sd`` (a sweep's points)."""
+    if np.ndim(n) == 0:
+        return t975(n - 1) * sd / math.sqrt(n) if n > 1 else sd * math.nan
+    n = np.asarray(n)
+    t = np.array([t975(k - 1) if k > 1 else np.nan for k in n])
+    sd = np.array(sd, dtype=float)
+    sd[n < 2] = np.nan
+    return t[:, None] * sd / np.sqrt(n)[:, None]
 
 
 def mean_ci(x: Sequence[float] | np.ndarray) -> tuple[float, float]:

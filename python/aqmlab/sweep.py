@@ -36,7 +36,7 @@ import pandas as pd
 from aqmlab import _core
 from aqmlab.pool import EXIT_CODES, SweepInterrupted, _Signalled, run_tasks, signals_raise
 from aqmlab.scenario import ScenarioLike, as_toml, engine_text, load, read_toml, to_toml
-from aqmlab.stats import t975
+from aqmlab.stats import half_width, t975
 from aqmlab.store import Store, StoreLock, run_key
 
 _STEP = re.compile(r"([^.\[\]]+)|\[([^\[\]]+)\]")
@@ -331,10 +331,9 @@ def summarise(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
         mean, sd = values.mean().to_frame().T, values.std(ddof=1).to_frame().T
         point_values = [{}]
     n_arr = n.to_numpy()
-    t = np.array([t975(k - 1) if k > 1 else np.nan for k in n_arr])
     sd_arr = sd.to_numpy(dtype=float, copy=True)
     sd_arr[n_arr < 2] = np.nan
-    ci = t[:, None] * sd_arr / np.sqrt(n_arr)[:, None]
+    ci = half_width(sd_arr, n_arr)
     cols: dict[str, Any] = {}
     for k, m in enumerate(metrics):
         cols[f"{m}:mean"] = mean.to_numpy()[:, k]

@@ -318,9 +318,6 @@ def _paper_ranges(ranges: dict[str, tuple[float, float]]):
     return overlay
 
 
-_spearman = trend
-
-
 def _fraction(pred: list[bool]) -> float:
     return float(np.mean(pred))
 
@@ -399,7 +396,7 @@ def _fig2_queue_claims(wired: dict, wci: dict) -> list[Claim]:
         claims.append(
             CLAIMS["queue grows"].claim(
                 f"fig2 {label} queue grows",
-                _spearman(mq),
+                trend(mq),
                 mq,
                 unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
             )
@@ -612,7 +609,7 @@ def _fig3_claims(wl: dict, wlci: dict) -> list[Claim]:
         claims.append(
             C["queue grows"].claim(
                 f"fig3 {label} queue grows",
-                _spearman(mq),
+                trend(mq),
                 mq,
                 unit=f"(Spearman; means {', '.join(fmt(x) for x in mq)})",
                 uses=_wl(label),

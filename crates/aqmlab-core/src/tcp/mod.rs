@@ -3,6 +3,7 @@
 //! state machines: time is an argument, segments and ACKs come out as values, and the
 //! simulator (`crate::sim`) turns them into packets and timers.
 
+pub mod congestion;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;

@@ -7,15 +7,10 @@
 //! ns-2 differ the RFC rule is implemented and the ns-2 default is available as a parameter
 //! (timer constants, window cap); the choices are listed in docs/tcp.md:
 //!
-//! - Slow start adds one segment per new ACK and congestion avoidance 1/cwnd per new ACK
-//!   (RFC 5681 without byte counting, which is also ns-2's `opencwnd`).
-//! - Decreases use FlightSize (RFC 5681 eq. 4), `Halving::Rfc5681`; `Ns2_35` and `Ns2_2001`
-//!   are ns-2's `slowdown`: half of w = min(cwnd, window_) (ns-2's `cwnd_`, without the
-//!   inflation, during recovery), ssthresh its integer part (at least 2) and, on a fast
-//!   retransmit, cwnd that half (not floored: ns-2.35's `precisionReduce_` true), or with
-//!   w and the half both integers (`precisionReduce_` false, ns-2 before 2006-01-24). ns-2
-//!   does not hold ssthresh on a repeated timeout: a second timeout halves the window of
-//!   one and leaves ssthresh at 2.
+//! - The window's growth and its reductions (ssthresh on a fast retransmit, a mark or a
+//!   timeout; ns-2's halvings and `ecn_backoff`) are the controller's (`super::congestion`,
+//!   Reno today): the sender keeps cwnd and ssthresh, asks it at those events, and owns what
+//!   recovery does to the window (inflation, partial-ACK deflation, PRR, the exit rule).
 //! - Reno leaves recovery on any new ACK; NewReno stays in it until `recover` is acked,
 //!   retransmitting on each partial ACK (`PartialAck`, ns-2 `tcp-newreno.cc`):
 //!   - `Rfc6582` deflates the window by the newly acknowledged data less one, resets the
@@ -51,6 +46,8 @@
 //!   by the cumulative ACK, and a duplicate ACK counts as delivered only while
 //!   prr_delivered < RecoverFS (RFC 9937's guard against ACK splitting).
 
+use super::congestion::{Acked, AnyController, Congestion, Controller};
+pub use super::congestion::{DupackResponse, Halving};
 use super::receiver::Ack;
 use super::rtt::{Rtt, RttConfig, RttRule};
 use crate::units::Time;
@@ -61,22 +58,6 @@ pub enum Variant {
     Reno,
     NewReno,
     Sack,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DupackResponse {
-    /// Halve (ssthresh = FlightSize/2) and retransmit: standard TCP.
-    Halve,
-    /// Retransmit without reducing the window (the REM paper's wireless NewReno).
-    RetransmitOnly,
-}
-
-/// How a loss halves the window (see the module doc).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Halving {
-    Rfc5681,
-    Ns2_35,
-    Ns2_2001,
 }
 
 /// NewReno's partial-ACK and exit rules (see the module doc).
@@ -114,7 +95,7 @@ pub enum PrrBound {
 pub struct SenderConfig {
     pub variant: Variant,
     pub ecn: bool,
-    /// ns-2's ECN response (see `on_ack`); false: RFC 5681 eq. 4's floor of 2, as Linux
+    /// ns-2's ECN response (`congestion::reno`); false: RFC 5681 eq. 4's floor of 2, as Linux
     /// and ns-3.
     pub ecn_backoff: bool,
     pub dupack_response: DupackResponse,
@@ -238,9 +219,8 @@ pub struct Sender {
     ecn_guard: u64,
     /// ns-2's `ecn_backoff_`: a mark arrived at a window of 1 and no unmarked ACK since.
     ecn_at_one: bool,
-    /// The last window reduction was for a mark (ns-2 `last_cwnd_action_ == ECN`): a
-    /// timeout before its data is acked keeps ssthresh (`slowdown(CLOSE_CWND_ONE)`).
-    ecn_last: bool,
+    /// Decides cwnd and ssthresh at new ACKs and congestion events.
+    cc: AnyController,
     /// SACK scoreboard for segments [snd_una, maxseq): SACKED and RETX bits. Kept only
     /// where it is read (`keeps_board`): SACK's scoreboard, and PRR's safe ACK (a
     /// retransmission acked). Otherwise it stays empty: its ring was a line that every
@@ -298,7 +278,7 @@ impl Sender {
             cwr_pending: false,
             ecn_guard: 0,
             ecn_at_one: false,
-            ecn_last: false,
+            cc: AnyController::new(&cfg),
             board: VecDeque::new(),
             keeps_board: cfg.variant == Variant::Sack || matches!(cfg.recovery, Recovery::Prr(_)),
             sacked: 0,
@@ -333,9 +313,6 @@ impl Sender {
     }
     fn flight(&self) -> u64 {
         self.maxseq - self.snd_una
-    }
-    fn halved(&self) -> f64 {
-        (self.flight() as f64 / 2.0).max(2.0)
     }
 
     /// The application starts: send the initial window.
@@ -504,12 +481,9 @@ impl Sender {
         // ECN: react at most once per window of data, and not during loss recovery.
         if self.cfg.ecn && ack.ece && !self.in_recovery && ack.ack > self.ecn_guard {
             if self.cfg.ecn_backoff {
-                // ns-2 `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF | CLOSE_SSTHRESH_HALF)`:
-                // the integer window halves, to 1 or even 0 (the sender then waits for its
-                // timer), and a second mark at a window of 1 backs the timer off
-                // (RFC 3168 §6.1.2: "reset the retransmit timer ... when the congestion
-                // window is one"). This lets marks alone hold many flows whose fair window
-                // is below 2, where a floor of 2 segments per flow overflows the buffer.
+                // ns-2 `TcpAgent::ecn`: with the window at 1 (which the controller may
+                // halve to 0), a second mark backs the timer off (RFC 3168 §6.1.2: "reset
+                // the retransmit timer ... when the congestion window is one").
                 if self.cwnd <= 1.0 {
                     if self.ecn_at_one {
                         self.rtt.back_off();
@@ -518,14 +492,12 @@ impl Sender {
                 } else {
                     self.ecn_at_one = false;
                 }
-                let half = (self.cwnd.min(self.cfg.max_window as f64).floor() / 2.0).floor();
-                self.ssthresh = half.max(2.0);
-                self.cwnd = half;
-                self.ecn_last = true;
-            } else {
-                self.ssthresh = self.halved();
-                self.cwnd = self.ssthresh;
             }
+            let ecn = Congestion::Ecn {
+                flight: self.flight(),
+            };
+            let r = self.cc.on_congestion(ecn, self.cwnd, self.ssthresh);
+            (self.ssthresh, self.cwnd) = (r.ssthresh, r.cwnd);
             self.cwr_pending = true;
             self.ecn_guard = self.maxseq;
             self.stats.ecn_reactions += 1;
@@ -621,6 +593,7 @@ impl Sender {
     fn on_new_ack(&mut self, a: u64, ece: bool, now: Time, out: &mut Vec<Segment>) {
         let newly = a - self.snd_una;
         self.lt_allow = 0;
+        let mut rtt = None;
         if let Some((s, t)) = self.timed {
             if a > s {
                 let ns2_partial = self.cfg.rtt_rule != RttRule::Rfc6298
@@ -634,6 +607,7 @@ impl Sender {
                     let held = self.rtt.backoff();
                     self.stats.rtt_samples += 1;
                     self.rtt.sample(t, now);
+                    rtt = Some(now - t);
                     // ns-2: a marked ACK does not end the backoff of a window of 1.
                     if self.cfg.ecn_backoff && self.ecn_at_one && ece {
                         self.rtt.hold_backoff(held);
@@ -675,12 +649,14 @@ impl Sender {
                     }
                     _ => self.ssthresh.min(self.flight().max(1) as f64 + 1.0),
                 };
+                self.cc.on_recovery_end();
             } else {
                 match self.cfg.variant {
                     Variant::Reno => {
                         self.in_recovery = false;
                         self.dupacks = 0;
                         self.cwnd = self.ssthresh;
+                        self.cc.on_recovery_end();
                     }
                     Variant::NewReno => {
                         self.transmit(a, now, out);
@@ -694,13 +670,12 @@ impl Sender {
         }
         if grow {
             self.dupacks = 0;
-            // An ACK carrying ECE never opens the window (RFC 3168 §6.1.2; ns-2 likewise).
-            if ece {
-            } else if self.cwnd < self.ssthresh {
-                self.cwnd += 1.0;
-            } else {
-                self.cwnd += 1.0 / self.cwnd;
-            }
+            let acked = Acked {
+                segments: newly,
+                rtt,
+                ece,
+            };
+            self.cwnd = self.cc.on_ack(self.cwnd, self.ssthresh, &acked);
         }
         if self.cfg.ecn_backoff && self.cwnd < 1.0 {
             // A window of 0 after a mark (ecn_backoff): only the timer sends again (ns-2
@@ -714,17 +689,6 @@ impl Sender {
         if Some(self.snd_una) == self.cfg.segments {
             self.stats.completed_at.get_or_insert(now);
         }
-    }
-
-    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)` of the window `cwnd`
-    /// (capped by window_): (ssthresh_, cwnd_).
-    fn ns2_halves(&self, cwnd: f64) -> (f64, f64) {
-        let w = cwnd.min(self.cfg.max_window as f64);
-        let half = match self.cfg.halving {
-            Halving::Ns2_2001 => (w.floor() / 2.0).floor(),
-            _ => w / 2.0,
-        };
-        (half.floor().max(2.0), half)
     }
 
     /// A NewReno partial ACK's window (classic recovery; PRR sets its own).
@@ -776,15 +740,10 @@ impl Sender {
         }
         // FlightSize without the data sent by limited transmit (RFC 5681 §3.2 step 2).
         let flight = self.lt_base - self.snd_una;
-        let (ssthresh, base) = match (self.cfg.dupack_response, self.cfg.halving) {
-            (DupackResponse::RetransmitOnly, _) => (self.cwnd.max(2.0), self.cwnd.max(2.0)),
-            (DupackResponse::Halve, Halving::Rfc5681) => {
-                let s = (flight as f64 / 2.0).max(2.0);
-                (s, s)
-            }
-            (DupackResponse::Halve, _) => self.ns2_halves(self.cwnd),
-        };
-        self.ssthresh = ssthresh;
+        let r = self
+            .cc
+            .on_congestion(Congestion::Loss { flight }, self.cwnd, self.ssthresh);
+        self.ssthresh = r.ssthresh;
         self.in_recovery = true;
         self.prr = PrrState {
             recover_fs: flight,
@@ -801,12 +760,11 @@ impl Sender {
             self.cwr_pending = self.cfg.ecn;
         }
         self.stats.fast_recoveries += 1;
-        self.ecn_last = false;
         // With PRR, prr_update sets cwnd once this ACK's DeliveredData is known.
         match self.cfg.variant {
             Variant::Reno | Variant::NewReno => {
-                self.base = base;
-                self.cwnd = base + self.cfg.dupthresh as f64;
+                self.base = r.cwnd;
+                self.cwnd = r.cwnd + self.cfg.dupthresh as f64;
             }
             Variant::Sack => self.cwnd = self.ssthresh,
         }
@@ -846,36 +804,16 @@ impl Sender {
         *by_state += 1;
         self.loss_point = Some(self.maxseq);
         self.lt_allow = 0;
-        // RFC 5681 eq. 4 caps ssthresh at FlightSize/2 ("no more than"). After a long
-        // NewReno recovery FlightSize includes everything sent under window inflation
-        // (often twice the real window), and halving it would restart slow start above the
-        // path's capacity, overshoot, lose a window and time out again: a cycle ns-2 and
-        // Linux avoid by halving the congestion window itself. So halve the smaller of
-        // FlightSize and the un-inflated window (ssthresh during Reno/NewReno recovery).
-        // RFC 5681 §3.1: if this segment was already resent by the timer, ssthresh is held.
-        // ns-2 keeps ssthresh when the timer fires during the recovery from a mark.
-        let after_mark = self.cfg.ecn_backoff && self.ecn_last && self.snd_una < self.ecn_guard;
         let classic_recovery = self.in_recovery && self.cfg.variant != Variant::Sack;
-        if after_mark {
-        } else if self.cfg.halving != Halving::Rfc5681 {
-            // ns-2 `RenoTcpAgent::timeout`: dupwnd_ = 0, then the window cwnd_ is halved.
-            let window = if classic_recovery {
-                self.base
-            } else {
-                self.cwnd
-            };
-            self.ssthresh = self.ns2_halves(window).0;
-        } else if self.rto_seq != Some(self.snd_una) {
-            let window = if classic_recovery {
-                self.ssthresh
-            } else {
-                self.cwnd
-            };
-            self.ssthresh = ((self.flight() as f64).min(window) / 2.0).max(2.0);
-        }
+        let rto = Congestion::Rto {
+            flight: self.flight(),
+            base: classic_recovery.then_some(self.base),
+            repeated: self.rto_seq == Some(self.snd_una),
+            in_mark_window: self.snd_una < self.ecn_guard,
+        };
+        let r = self.cc.on_congestion(rto, self.cwnd, self.ssthresh);
+        (self.ssthresh, self.cwnd) = (r.ssthresh, r.cwnd);
         self.rto_seq = Some(self.snd_una);
-        self.ecn_last = false;
-        self.cwnd = 1.0;
         self.rtt.back_off();
         self.timed = None;
         self.in_recovery = false;

@@ -123,7 +123,7 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
         assert "| needs full size | at quick size " in rows["fig2 REM drop queue near b*"]
         assert "| needs full size | at quick size " in rows["fig3 ECN range"]
         # Every tolerance is written in the report beside the claims.
-        assert "Tolerances (written in rem.py before the runs they judge" in md
+        assert "Tolerances (written in rem_claims.py before the runs they judge" in md
         assert "Source: S. Athuraliya, V. H. Li, S. H. Low, Q. Yin, " in md
         # Wired DropTail replications differ by their drawn start times: no zero interval.
         droptail = [line for line in md.splitlines() if line.startswith("| DropTail |")]

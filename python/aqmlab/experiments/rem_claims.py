@@ -106,7 +106,7 @@ def _above_zero():
 
 
 CLAIMS = Declarations(
-    "Tolerances (written in rem.py before the runs they judge; the paper's words, then "
+    "Tolerances (written in rem_claims.py before the runs they judge; the paper's words, then "
     "the rule and why):",
     {
         "queue near b*": Declared(

@@ -706,6 +706,7 @@ fn limited_transmit_data_is_not_in_the_halved_flightsize() {
         rtt_rule: aqmlab_core::tcp::RttRule::Rfc6298,
         clock_phase: 0,
         segments: None,
+        congestion: Default::default(),
     });
     let ack = |n: u64| Ack {
         ack: n,

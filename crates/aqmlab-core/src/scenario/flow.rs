@@ -2,6 +2,7 @@
 //! its enums and TCP defaults, and the checks of the fields each flow type allows.
 
 use crate::check::{Problems, MAX_PACKET, MAX_PPS, MIN_PPS};
+use crate::tcp::congestion::CongestionSpec;
 use crate::units::{Bytes, Duration, Rate};
 use serde::{Deserialize, Serialize};
 
@@ -198,6 +199,11 @@ pub struct FlowSpec {
     /// Record cwnd, ssthresh and smoothed RTT at every sample (TCP only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<bool>,
+    /// The congestion controller, a table tagged by `type` (the registry in
+    /// `tcp::congestion`): `{ type = "reno" }` (the default when absent) or
+    /// `{ type = "cubic", c, beta, fast_convergence }` (RFC 9438).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<CongestionSpec>,
 }
 
 /// Defaults of the TCP fields: ns-2.35's (`tcl/lib/ns-default.tcl`), except `max_window`,
@@ -298,6 +304,7 @@ impl FlowSpec {
             ("ecn_retransmits", f.ecn_retransmits.is_some()),
             ("ecn_backoff", f.ecn_backoff.is_some()),
             ("trace", f.trace.is_some()),
+            ("congestion", f.congestion.is_some()),
         ];
         let allowed: &[&str] = match f.kind {
             FlowKind::Cbr => &["rate"],
@@ -325,6 +332,7 @@ impl FlowSpec {
                 "ecn_retransmits",
                 "ecn_backoff",
                 "trace",
+                "congestion",
             ],
         };
         for (field, is) in present {
@@ -512,6 +520,22 @@ impl FlowSpec {
                 if v.0 == 0 && field != "granularity" {
                     pr.err(format!("{p}.{field}"), "\"0ns\"", "must be > 0");
                 }
+            }
+        }
+        if let Some(cc) = &f.congestion {
+            cc.validate(&format!("{p}.congestion"), pr);
+            // `halving` and `ecn_backoff` are Reno's (ns-2's) too, but a profile fills them
+            // in for every TCP flow: CUBIC does not read them.
+            if cc.kind() != "reno" && f.dupack_response == Some(DupackResponseSpec::RetransmitOnly)
+            {
+                pr.err(
+                    format!("{p}.dupack_response"),
+                    "\"retransmit_only\"",
+                    format!(
+                        "only used with congestion type = \"reno\" (got \"{}\")",
+                        cc.kind()
+                    ),
+                );
             }
         }
         let fmt = crate::units::format_time;

@@ -239,6 +239,7 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
             }
         },
         segments: f.bytes.map(|b| b.0.div_ceil(seg)),
+        congestion: f.congestion.clone().unwrap_or_default(),
     };
     let delack =
         (f.delayed_ack == Some(true)).then(|| f.delack_timeout.map_or(d::DELACK_TIMEOUT, |x| x.0));

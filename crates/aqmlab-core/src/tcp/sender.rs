@@ -46,7 +46,7 @@
 //!   by the cumulative ACK, and a duplicate ACK counts as delivered only while
 //!   prr_delivered < RecoverFS (RFC 9937's guard against ACK splitting).
 
-use super::congestion::{Acked, AnyController, Congestion, Controller};
+use super::congestion::{Acked, AnyController, Congestion, CongestionSpec, Controller};
 pub use super::congestion::{DupackResponse, Halving};
 use super::receiver::Ack;
 use super::rtt::{Rtt, RttConfig, RttRule};
@@ -123,6 +123,8 @@ pub struct SenderConfig {
     pub clock_phase: Time,
     /// Segments the application has to send; None = unlimited (bulk).
     pub segments: Option<u64>,
+    /// The congestion controller (`super::congestion`); Reno by default.
+    pub congestion: CongestionSpec,
 }
 
 /// One segment to put on the wire.
@@ -674,6 +676,8 @@ impl Sender {
                 segments: newly,
                 rtt,
                 ece,
+                now,
+                srtt_s: self.rtt.srtt_s(),
             };
             self.cwnd = self.cc.on_ack(self.cwnd, self.ssthresh, &acked);
         }

@@ -26,6 +26,7 @@ fn cfg(variant: Variant) -> SenderConfig {
         rtt_rule: RttRule::Rfc6298,
         clock_phase: 0,
         segments: None,
+        congestion: Default::default(),
     }
 }
 

@@ -17,13 +17,17 @@
 //! | `metric_names`, `metrics` | a time-series sample is taken | its own state (none for Reno) |
 //!
 //! Adding an algorithm: one file with its spec, validation, state, pure decisions and tests,
-//! and one line in `AnyController` and in `controllers!` below.
+//! and one line in `registry!` below (the flow's `congestion` table, `CongestionSpec`).
 
+pub mod cubic;
 pub mod reno;
 
 use super::sender::SenderConfig;
+use crate::check::{inner, tagged_table, Problems};
 use crate::units::Time;
+pub use cubic::{Cubic, CubicConfig, CubicSpec};
 pub use reno::{DupackResponse, Halving, Reno, RenoConfig};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A new cumulative acknowledgement, as the controller sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,6 +38,10 @@ pub struct Acked {
     pub rtt: Option<Time>,
     /// The ACK carries ECE (RFC 3168; segment-granular, so a CE count of 0 or 1).
     pub ece: bool,
+    /// When the ACK arrived.
+    pub now: Time,
+    /// The sender's smoothed RTT in seconds after this ACK's sample (NaN before the first).
+    pub srtt_s: f64,
 }
 
 /// Why the window is reduced.
@@ -81,22 +89,97 @@ pub trait Controller {
     fn metrics(&self, _out: &mut [f64]) {}
 }
 
-/// Every controller, one variant each: a match, not a `Box<dyn>`, on the per-ACK path.
-#[derive(Clone, Debug)]
-pub enum AnyController {
-    Reno(Reno),
-}
+/// Reno has no fields of its own: `{ type = "reno" }` (its ns-2 variants are the flow's
+/// `halving`, `dupack_response` and `ecn_backoff`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenoSpec {}
 
-impl AnyController {
-    /// The sender's controller from its configuration (today always Reno: the scenario's
-    /// Reno, NewReno and SACK differ in loss recovery only).
-    pub fn new(cfg: &SenderConfig) -> AnyController {
-        AnyController::Reno(Reno::new(RenoConfig {
+impl RenoSpec {
+    pub fn validate(&self, _a: &str, _p: &mut Problems) {}
+
+    pub fn build(&self, cfg: &SenderConfig) -> Reno {
+        Reno::new(RenoConfig {
             dupack_response: cfg.dupack_response,
             halving: cfg.halving,
             ecn_backoff: cfg.ecn_backoff,
             max_window: cfg.max_window,
-        }))
+        })
+    }
+}
+
+/// The registry: from ONE list of `"tag" => Variant(Spec, Controller)` lines it makes the
+/// flow's tagged `CongestionSpec` (serde both ways, tags in this order in messages), the
+/// tag list `CONGESTION_TYPES`, the dispatch enum `AnyController` with its `Controller` impl
+/// and `kind()`, and the spec's `validate` and `build` (as `crate::aqm`'s registry).
+macro_rules! registry {
+    ($($tag:literal => $V:ident($Spec:ty, $Algo:ty),)*) => {
+        /// A TCP flow's congestion control: a table tagged by `type`.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(tag = "type")]
+        pub enum CongestionSpec {
+            $(#[serde(rename = $tag)] $V($Spec),)*
+        }
+
+        /// Every `type` a congestion table may have, in registry order.
+        pub const CONGESTION_TYPES: &[&str] = &[$($tag,)*];
+
+        impl<'de> Deserialize<'de> for CongestionSpec {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let (ty, rest) = tagged_table::<D>(d, CONGESTION_TYPES)?;
+                match ty.as_str() {
+                    $($tag => inner::<$Spec, D::Error>(rest).map(CongestionSpec::$V),)*
+                    _ => unreachable!("tagged_table checked the type"),
+                }
+            }
+        }
+
+        impl CongestionSpec {
+            /// Reports every problem of this table's fields under the path `a`.
+            pub fn validate(&self, a: &str, p: &mut Problems) {
+                match self {
+                    $(CongestionSpec::$V(s) => s.validate(a, p),)*
+                }
+            }
+
+            /// The `type` tag.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(CongestionSpec::$V(_) => $tag,)*
+                }
+            }
+        }
+
+        /// Every controller, one variant each: a match, not a `Box<dyn>`, on the per-ACK path.
+        #[derive(Clone, Debug)]
+        pub enum AnyController {
+            $($V($Algo),)*
+        }
+
+        impl AnyController {
+            /// The sender's controller from its configuration (`cfg.congestion`).
+            pub fn new(cfg: &SenderConfig) -> AnyController {
+                match &cfg.congestion {
+                    $(CongestionSpec::$V(s) => AnyController::$V(s.build(cfg)),)*
+                }
+            }
+
+            /// The scenario `type` tag of this controller.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(AnyController::$V(_) => $tag,)*
+                }
+            }
+        }
+
+        controllers!($($V),*);
+    };
+}
+
+impl Default for CongestionSpec {
+    /// Reno: a flow without a `congestion` table.
+    fn default() -> Self {
+        CongestionSpec::Reno(RenoSpec {})
     }
 }
 
@@ -127,4 +210,7 @@ macro_rules! controllers {
     };
 }
 
-controllers!(Reno);
+registry! {
+    "reno" => Reno(RenoSpec, Reno),
+    "cubic" => Cubic(CubicSpec, Cubic),
+}

@@ -172,6 +172,8 @@ mod tests {
         segments: 1,
         rtt: None,
         ece: false,
+        now: 0,
+        srtt_s: f64::NAN,
     };
     fn rto(flight: u64, base: Option<f64>, repeated: bool) -> Congestion {
         Congestion::Rto {

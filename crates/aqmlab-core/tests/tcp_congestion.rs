@@ -1,0 +1,282 @@
+//! A TCP flow's `congestion` table (`tcp::congestion`'s registry): invalid tables rejected
+//! before the run with the field path, the value and what is allowed (the conventions of
+//! invalid_scenarios.rs), the canonical echo round-tripping the table, and CUBIC (RFC 9438)
+//! end to end on a dumbbell: it fills the link, and its window is not Reno's (a reduction
+//! to β = 0.7 and concave growth back towards W_max).
+
+mod common;
+
+use aqmlab_core::{load, ScenarioErrors};
+use common::{queue, run};
+
+/// Two hosts and a router; flow 0 TCP (the line `congestion` edits target), flow 1 CBR.
+const BASE: &str = r#"
+schema_version = 1
+
+[simulation]
+duration = "2s"
+seed = 7
+
+[[nodes]]
+name = "h1"
+type = "host"
+
+[[nodes]]
+name = "r1"
+type = "router"
+
+[[nodes]]
+name = "h2"
+type = "host"
+
+[[links]]
+a = "h1"
+b = "r1"
+bandwidth = "100Mbps"
+delay = "1ms"
+queue = { limit_pkts = 100 }
+
+[[links]]
+a = "r1"
+b = "h2"
+bandwidth = "10Mbps"
+delay = "20ms"
+queue = { limit_pkts = 100 }
+
+[[flows]]
+name = "t1"
+type = "tcp"
+src = "h1"
+dst = "h2"
+packet_size = 1000
+#TCP
+
+[[flows]]
+name = "c1"
+type = "cbr"
+src = "h1"
+dst = "h2"
+packet_size = 500
+rate = "1Mbps"
+#CBR
+"#;
+
+/// BASE with `tcp` lines in the TCP flow's table and `cbr` in the CBR flow's.
+fn with(tcp: &str, cbr: &str) -> String {
+    BASE.replace("#TCP", tcp).replace("#CBR", cbr)
+}
+
+fn errors(text: &str) -> ScenarioErrors {
+    match load(text) {
+        Ok(_) => panic!("loaded without error:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// (case, tcp lines, cbr lines, path, value, message fragment): each the only problem.
+#[rustfmt::skip]
+const CASES: &[(&str, &str, &str, &str, &str, &str)] = &[
+    ("unknown type", r#"congestion = { type = "vegas" }"#, "",
+        "flows[0].congestion.type", "\"vegas\"", "unknown type; expected one of \"reno\", \"cubic\""),
+    ("missing type", "congestion = { c = 0.4 }", "",
+        "flows[0].congestion", "", "missing field `type`; expected one of \"reno\", \"cubic\""),
+    ("not a table", r#"congestion = "cubic""#, "",
+        "flows[0].congestion", "", "invalid type"),
+    ("cubic c zero", r#"congestion = { type = "cubic", c = 0.0 }"#, "",
+        "flows[0].congestion.c", "0", "must be a finite number > 0"),
+    ("cubic c negative", r#"congestion = { type = "cubic", c = -0.4 }"#, "",
+        "flows[0].congestion.c", "-0.4", "must be a finite number > 0"),
+    ("cubic beta one", r#"congestion = { type = "cubic", beta = 1.0 }"#, "",
+        "flows[0].congestion.beta", "1", "must be in (0, 1)"),
+    ("cubic beta zero", r#"congestion = { type = "cubic", beta = 0.0 }"#, "",
+        "flows[0].congestion.beta", "0", "must be in (0, 1)"),
+    ("cubic beta nan", r#"congestion = { type = "cubic", beta = nan }"#, "",
+        "flows[0].congestion.beta", "NaN", "must be in (0, 1)"),
+    ("cubic c a string", r#"congestion = { type = "cubic", c = "big" }"#, "",
+        "flows[0].congestion.c", "", "invalid type"),
+    ("cubic unknown field", r#"congestion = { type = "cubic", hystart = true }"#, "",
+        "flows[0].congestion.hystart", "", "unknown field `hystart`, expected one of `c`, `beta`, `fast_convergence`"),
+    ("reno has no c", r#"congestion = { type = "reno", c = 0.4 }"#, "",
+        "flows[0].congestion.c", "", "unknown field `c`, there are no fields"),
+    ("cubic with retransmit_only", "dupack_response = \"retransmit_only\"\ncongestion = { type = \"cubic\" }", "",
+        "flows[0].dupack_response", "\"retransmit_only\"", "only used with congestion type = \"reno\""),
+    ("congestion on a cbr flow", "", r#"congestion = { type = "cubic" }"#,
+        "flows[1].congestion", "", "not a field of type = \"cbr\""),
+];
+
+#[test]
+fn invalid_congestion_tables_report_path_value_and_message() {
+    let mut failures = vec![];
+    for (name, tcp, cbr, path, value, fragment) in CASES {
+        let errs = errors(&with(tcp, cbr));
+        let hit = errs.0.len() == 1
+            && errs.0[0].path == *path
+            && errs.0[0].value == *value
+            && errs.0[0].message.contains(fragment);
+        if !hit {
+            failures.push(format!(
+                "- {name} (want {path} = {value:?}: ..{fragment}..): got\n{errs}\n{:#?}",
+                errs.0
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn valid_congestion_tables_load_and_echo_round_trips() {
+    for tcp in [
+        "",
+        r#"congestion = { type = "reno" }"#,
+        r#"congestion = { type = "cubic" }"#,
+        r#"congestion = { type = "cubic", c = 0.8, beta = 0.5, fast_convergence = false }"#,
+    ] {
+        let s = load(&with(tcp, "")).unwrap_or_else(|e| panic!("{tcp}: {e}"));
+        let echo = s.to_toml();
+        assert_eq!(load(&echo).expect("echo loads"), s, "{tcp}:\n{echo}");
+        match tcp {
+            "" => assert!(!echo.contains("congestion"), "absent stays absent:\n{echo}"),
+            t if t.contains("cubic") => {
+                assert!(echo.contains("type = \"cubic\""), "{echo}");
+                // Defaults written out (RFC 9438: C = 0.4, β = 0.7, fast convergence on).
+                let c = if t.contains("0.8") {
+                    "c = 0.8"
+                } else {
+                    "c = 0.4"
+                };
+                assert!(echo.contains(c), "{echo}");
+            }
+            _ => assert!(echo.contains("type = \"reno\""), "{echo}"),
+        }
+    }
+    // An explicit Reno table runs as no table at all.
+    let plain = run(&with("", ""));
+    let reno = run(&with(r#"congestion = { type = "reno" }"#, ""));
+    assert_eq!(plain.flows, reno.flows);
+}
+
+// ---------------------------------------------------------------------------------------
+// CUBIC end to end
+// ---------------------------------------------------------------------------------------
+
+/// One bulk TCP flow over a 10 Mb/s, 100 ms RTT dumbbell (BDP 125 packets of 1000 B)
+/// with a buffer of 125 packets, traced every 10 ms; `congestion` lines in its table.
+fn dumbbell(congestion: &str) -> String {
+    let mut s = common::dumbbell(
+        "duration = \"70s\"\nwarmup = \"10s\"\nseed = 1\nsample_interval = \"10ms\"",
+        "10Mbps",
+        "49ms",
+        "{ limit_pkts = 125 }",
+    );
+    s.sender("s0", "1ms", 100_000).toml(&format!(
+        "[[flows]]\nname = \"f0\"\ntype = \"tcp\"\nsrc = \"s0\"\ndst = \"dst\"\n\
+         packet_size = 1000\nvariant = \"sack\"\ntrace = true\n{congestion}\n"
+    ));
+    s.text()
+}
+
+/// The traced window without recovery's inflation, and the sample times.
+fn trace(r: &aqmlab_core::sim::RunResults) -> (Vec<f64>, Vec<f64>) {
+    let w = r
+        .timeseries
+        .flow_series()
+        .find(|s| s.metric == "cwnd_base")
+        .expect("a cwnd_base series")
+        .values
+        .to_vec();
+    (r.timeseries.time_s.clone(), w)
+}
+
+/// The sawtooth's cycles after the warm-up: (index of the sample before a reduction,
+/// index of the sample after it).
+fn reductions(w: &[f64]) -> Vec<(usize, usize)> {
+    let mut out = vec![];
+    let mut i = 1;
+    while i < w.len() {
+        if w[i] < 0.9 * w[i - 1] {
+            // The reduction may span a few samples (recovery): find its bottom.
+            let mut j = i;
+            while j + 1 < w.len() && w[j + 1] < w[j] {
+                j += 1;
+            }
+            out.push((i - 1, j));
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn cubic_fills_the_link_and_its_window_is_not_renos() {
+    let cubic = run(&dumbbell(r#"congestion = { type = "cubic" }"#));
+    let reno = run(&dumbbell(""));
+    let q = queue(&cubic, "r->dst");
+    println!(
+        "CUBIC: utilization {:.4}, fast recoveries {}, timeouts {}; Reno: utilization {:.4}, \
+         fast recoveries {}",
+        q.utilization,
+        cubic.flows[0].fast_recoveries,
+        cubic.flows[0].timeouts,
+        queue(&reno, "r->dst").utilization,
+        reno.flows[0].fast_recoveries
+    );
+    let (t, w) = trace(&cubic);
+    let (_, wr) = trace(&reno);
+    let after_warmup = |&(a, _): &(usize, usize)| t[a] >= 10.0;
+    let cuts: Vec<_> = reductions(&w).into_iter().filter(after_warmup).collect();
+    let reno_cuts: Vec<_> = reductions(&wr).into_iter().filter(after_warmup).collect();
+    assert!(cuts.len() >= 4, "{} CUBIC reductions", cuts.len());
+    assert!(reno_cuts.len() >= 2, "{} Reno reductions", reno_cuts.len());
+    // β: CUBIC's window falls to about 0.7 of its peak, Reno's to about 0.5.
+    let ratio = |w: &[f64], (a, b): (usize, usize)| w[b] / w[a];
+    for &c in &cuts {
+        let r = ratio(&w, c);
+        assert!(
+            (0.6..0.8).contains(&r),
+            "CUBIC reduction {r} at {} s",
+            t[c.0]
+        );
+    }
+    for &c in &reno_cuts {
+        let r = ratio(&wr, c);
+        assert!(
+            (0.4..0.6).contains(&r),
+            "Reno reduction {r} at {} s",
+            t[c.0]
+        );
+    }
+    // Concave growth back to W_max: between two reductions, the window gains more in the
+    // first third of the cycle than in the second (Reno's linear growth gains the same),
+    // and more in the first second (recovery's last RTT included) than Reno's one segment
+    // per RTT of at least 100 ms (10 per second), which the Reno run checks.
+    let gain = |w: &[f64], i: usize| w[(i + 100).min(w.len() - 1)] - w[i];
+    for &(_, b) in &reno_cuts {
+        assert!(
+            gain(&wr, b) <= 10.5,
+            "Reno gained {} in a second at {} s",
+            gain(&wr, b),
+            t[b]
+        );
+    }
+    let mut concave = 0;
+    for pair in cuts.windows(2) {
+        let (start, end) = (pair[0].1, pair[1].0);
+        let n = end - start;
+        if n < 150 {
+            continue; // a cycle shorter than 1.5 s: a loss in the probing
+        }
+        let (a, b, c) = (w[start], w[start + n / 3], w[start + 2 * n / 3]);
+        assert!(b - a > c - b, "not concave at {} s: {a} {b} {c}", t[start]);
+        let first_second = gain(&w, start);
+        assert!(
+            first_second > 12.0,
+            "gained {first_second} segments in the first second at {} s",
+            t[start]
+        );
+        concave += 1;
+    }
+    assert!(concave >= 2, "only {concave} full cycles");
+    assert!(q.utilization >= 0.9, "utilization {} < 0.9", q.utilization);
+}

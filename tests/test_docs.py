@@ -148,6 +148,7 @@ TABLE_PATHS = {
     "loss": ("links", 1, "loss"),
     "flow": ("flows", 0),
     "repeat": ("repeat", 0),
+    "congestion": ("flows", 0, "congestion"),
 }
 
 
@@ -198,6 +199,8 @@ def _minimal(key: str) -> dict:
         return {"type": tag, **AQM_REQUIRED.get(tag, {})}
     if group == "loss":
         return {"type": tag, **LOSS_REQUIRED[tag]}
+    if group == "congestion":
+        return {"type": tag}
     if key == "flow":
         return {**FLOW, "type": "cbr", **FLOW_REQUIRED["cbr"]}
     if group == "flow":
@@ -210,6 +213,8 @@ def _in_network(key: str, table: dict) -> dict:
     s = _network()
     if group == "repeat":
         s["repeat"] = []
+    if group == "congestion":  # a TCP flow's table
+        s["flows"] = [{**FLOW, "type": "tcp"}]
     return _put(s, TABLE_PATHS[group], table)
 
 
@@ -223,9 +228,9 @@ def _unknown_field_list(key: str) -> list[str]:
 
 
 def _type_list(group: str) -> list[str]:
-    """The types the engine accepts for a tagged table (aqm, loss) or a flow."""
+    """The types the engine accepts for a tagged table (aqm, loss, congestion) or a flow."""
     bad = {**_minimal("flow"), "type": "zzz_no_type"} if group == "flow" else {"type": "zzz"}
-    (err,) = _errors(_put(_network(), TABLE_PATHS[group], bad))
+    (err,) = _errors(_in_network(group, bad))
     if group == "flow":
         return _ticked(err[2])[1:]
     assert "unknown type" in err[2], err
@@ -247,7 +252,7 @@ def engine_schema() -> dict[str, list[str]]:
     """Section key -> the fields the engine knows, in its order."""
     sections = ("scenario", "simulation", "node", "link", "queue", "repeat")
     out = {k: _unknown_field_list(k) for k in sections}
-    for group in ("aqm", "loss"):
+    for group in ("aqm", "loss", "congestion"):
         for tag in _type_list(group):
             out[f"{group}/{tag}"] = _unknown_field_list(f"{group}/{tag}")
     per_type = {kind: _flow_type_fields(kind) for kind in _type_list("flow")}
@@ -271,7 +276,12 @@ SECTION_KEYS = {
     "`[[flows]]`": "flow",
     "`[[repeat]]`": "repeat",
 }
-GROUPS = {"AQM tables (`aqm`)": "aqm", "Loss tables (`loss`)": "loss", "`[[flows]]`": "flow"}
+GROUPS = {
+    "AQM tables (`aqm`)": "aqm",
+    "Loss tables (`loss`)": "loss",
+    "`[[flows]]`": "flow",
+    "Congestion-control tables (`congestion`)": "congestion",
+}
 
 
 def doc_sections(text: str) -> dict[str, str]:
@@ -321,7 +331,8 @@ def test_the_engine_schema_probe_finds_every_table_and_the_tcp_fields(schema):
     # would compare against nothing.
     assert len([k for k in schema if k.startswith("aqm/")]) == 17
     assert schema["aqm/droptail"] == []
-    assert len(schema["flow/tcp"]) == 21
+    assert len(schema["flow/tcp"]) == 22
+    assert schema["congestion/cubic"] == ["c", "beta", "fast_convergence"]
     assert schema["flow"] == ["name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"]
     assert schema["loss/gilbert_elliott"] == ["p_gb", "p_bg", "loss_good", "loss_bad"]
 

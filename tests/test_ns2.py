@@ -78,6 +78,8 @@ def test_what_ns2_cannot_run_is_refused_with_the_whole_list():
             sc.tcp("wl", "a", "b", packet_size=1000, dupack_response="retransmit_only"),
             sc.tcp("ecn", "a", "b", packet_size=1000, ecn=True),
             sc.poisson("p", "a", "b", rate="1Mbps", packet_size=500, size_dist="exponential"),
+            sc.tcp("cubic", "a", "b", packet_size=1000, congestion=sc.cubic()),
+            sc.tcp("reno", "a", "b", packet_size=1000, congestion=sc.reno()),
         ],
         loss=sc.gilbert_elliott(p_gb=0.01, p_bg=0.5),
     )
@@ -92,8 +94,10 @@ def test_what_ns2_cannot_run_is_refused_with_the_whole_list():
         "flows[2].ecn_backoff",
         "flows[2].ecn_retransmits",
         "flows[3].size_dist",
+        "flows[4].congestion",
     ]
     assert "'codel'" in str(e.value) and "PRR" in str(e.value)
+    assert "'cubic': ns-2.35's TCP agents are Reno only" in str(e.value)
 
 
 def test_red_refusals_name_the_field_and_the_way_out():

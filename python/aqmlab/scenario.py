@@ -423,6 +423,20 @@ def queue(
     return _opt({}, limit_pkts=limit_pkts, limit_bytes=limit_bytes, aqm=dict(aqm) if aqm else None)
 
 
+def reno() -> dict[str, Any]:
+    """Reno's window growth and halving (RFC 5681), a TCP flow's default controller
+    (docs/scenarios.md, `congestion`)."""
+    return {"type": "reno"}
+
+
+def cubic(
+    *, c: float | None = None, beta: float | None = None, fast_convergence: bool | None = None
+) -> dict[str, Any]:
+    """CUBIC (RFC 9438) as a TCP flow's controller. Defaults: c 0.4, beta 0.7,
+    fast_convergence true."""
+    return _opt({"type": "cubic"}, c=c, beta=beta, fast_convergence=fast_convergence)
+
+
 def bernoulli(p: float) -> dict[str, Any]:
     return {"type": "bernoulli", "p": p}
 
@@ -573,8 +587,10 @@ def tcp(
     ecn_retransmits: bool | None = None,
     ecn_backoff: bool | None = None,
     trace: bool | None = None,
+    congestion: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer.
+    """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer;
+    ``congestion`` its controller (:func:`reno`, the default, or :func:`cubic`).
 
     Every field, its allowed values and its default (ns-2's for timers and windows) are in
     docs/scenarios.md (`tcp`); each choice between the RFCs and ns-2 is in docs/tcp.md."""
@@ -845,6 +861,7 @@ __all__ = [
     "blue",
     "cbr",
     "codel",
+    "cubic",
     "droptail",
     "engine_text",
     "example",
@@ -864,6 +881,7 @@ __all__ = [
     "read_toml",
     "red",
     "rem",
+    "reno",
     "rio",
     "rio_level",
     "router",

@@ -99,7 +99,7 @@ QUEUE_CLASS = {"droptail": "DropTail", "red": "RED", "ared": "RED", "rem": "REM"
 # until the translation learns it, never dropped silently.
 FLOW_FIELDS = {"name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"}
 KIND_FIELDS = {
-    "tcp": {*TCP_DEFAULTS, "bytes"},
+    "tcp": {*TCP_DEFAULTS, "bytes", "congestion"},
     "cbr": {"rate"},
     "poisson": {"rate", "pkt_rate", "size_dist"},
     "onoff": {"rate", "on_time", "off_time", "period_dist", "shape"},
@@ -453,6 +453,11 @@ class _Writer:
             path = f"flows[{i}]"
             for key in sorted(set(f) - FLOW_FIELDS - KIND_FIELDS[f["type"]]):
                 self.refuse(f"{path}.{key}", "a field the ns-2 translation does not know")
+            cc = f.get("congestion", {"type": "reno"})["type"]
+            if cc != "reno":
+                # ns-2.35's Agent/TCP grows and halves its window as Reno only (CUBIC in
+                # ns-2 needs the out-of-tree TCP-Linux patch).
+                self.refuse(f"{path}.congestion", f"{cc!r}: ns-2.35's TCP agents are Reno only")
             src, dst = f"$n({self.node_id[f['src']]})", f"$n({self.node_id[f['dst']]})"
             row = {"name": f["name"], "kind": f["type"], "src": f["src"], "dst": f["dst"]}
             row["packet_size"] = nbytes(f["packet_size"])

@@ -84,7 +84,7 @@ fn tx_s(bytes: u64, bps: f64) -> f64 {
 //
 // Both routes have two hops; the routing table's tie-break (breadth-first search backwards
 // from the destination, each node's links in link order) picks r2 towards dst and r1
-// towards src for the link order below. `check_lossy_path` asserts it: the reverse
+// towards src for the link order of `lossy_path_with`. `check_lossy_path` asserts it: the reverse
 // directions stay empty and no ACK is lost. The loss models of validation.md are packet
 // loss rates of the data; a Bernoulli link carrying the ACKs too would also drop ACKs
 // (which slows the window growth without byte counting), so the ACK path is kept clean.
@@ -109,55 +109,14 @@ fn path_rtt() -> f64 {
 
 /// One NewReno bulk flow src → dst; `loss` is the TOML table of the lossy link r2-dst.
 fn lossy_path(loss: &str, duration_s: u64, warmup_s: u64) -> String {
-    let mut s = format!(
-        r#"
-schema_version = 1
-[simulation]
-duration = "{duration_s}s"
-warmup = "{warmup_s}s"
-seed = {SEED}
-[[nodes]]
-name = "src"
-type = "host"
-[[nodes]]
-name = "r1"
-type = "router"
-[[nodes]]
-name = "r2"
-type = "router"
-[[nodes]]
-name = "dst"
-type = "host"
-"#
-    );
-    // This order makes the routes asymmetric (see above).
-    for (a, b, lossy) in [
-        ("src", "r1", false),
-        ("r2", "dst", true),
-        ("src", "r2", false),
-        ("r1", "dst", false),
-    ] {
-        s += &format!(
-            "[[links]]\na = \"{a}\"\nb = \"{b}\"\nbandwidth = \"1Gbps\"\ndelay = \"25ms\"\n\
-             queue = {{ limit_pkts = 100000 }}\n"
-        );
-        if lossy {
-            s += &format!("loss = {loss}\n");
-        }
-    }
-    s += &format!(
-        r#"
-[[flows]]
-name = "tcp"
-type = "tcp"
-variant = "newreno"
-delayed_ack = false
-src = "src"
-dst = "dst"
-packet_size = {PACKET_BYTES}
-"#
-    );
-    s
+    lossy_path_with(
+        loss,
+        duration_s,
+        warmup_s,
+        PATH_LINK_DELAY_S,
+        None,
+        "variant = \"newreno\"",
+    )
 }
 
 /// Checks the routes and the ACK-every-packet premise; returns the mean queueing delay
@@ -816,23 +775,28 @@ fn cubic_response_function_is_consistent() {
     assert!((cubic_avg_w(0.1, 1e-4) - 187.40).abs() < 0.01);
 }
 
-/// The lossy path of tests 1, 2 and 5 with links of `delay_s` each (RTT ≈ 4·delay_s), a
-/// flow whose table has `flow` lines (variant, congestion, trace) and a
+/// The lossy path (see above) with links of `delay_s` each (RTT ≈ 4·delay_s), a flow
+/// whose table has `flow` lines (variant, congestion, trace) and, if given, a
 /// `sample_interval` for its trace.
 fn lossy_path_with(
     loss: &str,
     duration_s: u64,
     warmup_s: u64,
     delay_s: f64,
-    sample_s: f64,
+    sample_s: Option<f64>,
     flow: &str,
 ) -> String {
     let delay_us = (delay_s * 1e6).round() as u64;
-    let sample_us = (sample_s * 1e6).round() as u64;
     let mut s = format!(
         "schema_version = 1\n[simulation]\nduration = \"{duration_s}s\"\nwarmup = \"{warmup_s}s\"\n\
-         seed = {SEED}\nsample_interval = \"{sample_us}us\"\n"
+         seed = {SEED}\n"
     );
+    if let Some(sample_s) = sample_s {
+        s += &format!(
+            "sample_interval = \"{}us\"\n",
+            (sample_s * 1e6).round() as u64
+        );
+    }
     for (name, kind) in [
         ("src", "host"),
         ("r1", "router"),
@@ -841,7 +805,8 @@ fn lossy_path_with(
     ] {
         s += &format!("[[nodes]]\nname = \"{name}\"\ntype = \"{kind}\"\n");
     }
-    // The link order of `lossy_path`: data via r2, ACKs via r1 (`check_lossy_path`).
+    // This order makes the routes asymmetric: data via r2, ACKs via r1 (see above,
+    // `check_lossy_path`).
     for (a, b, lossy) in [
         ("src", "r1", false),
         ("r2", "dst", true),
@@ -971,7 +936,7 @@ fn cubic_periodic_loss_matches_the_rfc_9438_response_function() {
                     duration,
                     warmup,
                     d,
-                    rtt / 10.0,
+                    Some(rtt / 10.0),
                     &flow,
                 ))
             }));

@@ -149,3 +149,21 @@ def test_the_built_engine_names_no_machine_path():
     cargo = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
     found = [str(p) for p in (ROOT, cargo, "../shared") if str(p).encode() in data]
     assert not found, f"{core.__file__} names {found}: build it with `make develop`"
+
+
+MAX_FILE_LINES = 900
+
+
+def test_no_source_file_over_900_lines():
+    """The project's bound on a source file (Rust and Python, tests included): a file
+    that outgrows it is split by topic, as tests/tcp_validation/ was."""
+    dirs = [ROOT / "crates", ROOT / "python", ROOT / "tests", ROOT / "benchmarks"]
+    long = [
+        f"{p.relative_to(ROOT)}: {n}"
+        for d in dirs
+        for p in sorted(d.rglob("*"))
+        if p.suffix in (".rs", ".py")
+        and "target" not in p.parts
+        and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES
+    ]
+    assert not long, long

@@ -213,8 +213,8 @@ def _in_network(key: str, table: dict) -> dict:
     s = _network()
     if group == "repeat":
         s["repeat"] = []
-    if group == "congestion":  # a TCP flow's table
-        s["flows"] = [{**FLOW, "type": "tcp"}]
+    if group == "congestion":  # a TCP flow's table (ECN-capable: DCTCP requires it)
+        s["flows"] = [{**FLOW, "type": "tcp", "ecn": True}]
     return _put(s, TABLE_PATHS[group], table)
 
 
@@ -333,6 +333,7 @@ def test_the_engine_schema_probe_finds_every_table_and_the_tcp_fields(schema):
     assert schema["aqm/droptail"] == []
     assert len(schema["flow/tcp"]) == 22
     assert schema["congestion/cubic"] == ["c", "beta", "fast_convergence"]
+    assert schema["congestion/dctcp"] == ["g", "initial_alpha"]
     assert schema["flow"] == ["name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"]
     assert schema["loss/gilbert_elliott"] == ["p_gb", "p_bg", "loss_good", "loss_bad"]
 

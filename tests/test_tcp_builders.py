@@ -1,5 +1,7 @@
 """TCP flows from Python: builder schema, staged arrivals, random sessions."""
 
+import pytest
+
 import aqmlab
 from aqmlab import scenario as sc
 
@@ -94,3 +96,41 @@ def test_random_sessions_are_reproducible_and_respect_the_horizon():
     assert all(1.0 <= t < 15.0 for t in starts) and starts == sorted(starts)
     r = aqmlab.run(scenario(a, duration="15s"))
     assert len(r.flows) == len(a) and r.flows["received_pkts"].sum() > 0
+
+
+def test_congestion_builders_emit_the_tables_and_dctcp_runs_through_a_step():
+    assert sc.reno() == {"type": "reno"}
+    assert sc.cubic(beta=0.5) == {"type": "cubic", "beta": 0.5}
+    assert sc.dctcp() == {"type": "dctcp"}
+    assert sc.dctcp(g=0.125, initial_alpha=0.5) == {
+        "type": "dctcp",
+        "g": 0.125,
+        "initial_alpha": 0.5,
+    }
+    step = sc.red_step(10)
+    assert step == {
+        "type": "red",
+        "min_th": 10,
+        "max_th": 10,
+        "w_q": 1.0,
+        "gentle": False,
+        "ecn": True,
+        "mark_above_max_th": True,
+    }
+    flows = [
+        sc.tcp(f"t{i}", f"s{i}", "d0", variant="sack", ecn=True, congestion=sc.dctcp())
+        for i in range(2)
+    ]
+    # Two DCTCP flows through the step: marks, no drop, the queue held near K = 10.
+    s = scenario(flows, duration="10s")
+    s["links"][0]["queue"] = sc.queue(limit_pkts=50, aqm=step)
+    r = aqmlab.run(s)
+    q = r.queues.set_index("name").loc["r0->r1"]
+    assert q["marked_forced"] > 100
+    assert q.filter(like="dropped_").sum() == 0
+    assert q["mean_queue_pkts"] < 12
+    assert q["utilization"] > 0.9
+    # Without ECN the engine refuses DCTCP, naming the field.
+    bad = scenario([sc.tcp("t", "s0", "d0", congestion=sc.dctcp())])
+    with pytest.raises(aqmlab.ScenarioError, match=r"flows\[0\]\.ecn.*needs ecn = true"):
+        aqmlab.run(bad)

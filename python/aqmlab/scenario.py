@@ -18,16 +18,13 @@ from typing import Any
 import tomli_w
 
 from aqmlab import _core
+from aqmlab._fields import opt as _opt
+from aqmlab.congestion import cubic, dctcp, reno  # re-exported: sc.cubic()
 
 SCHEMA_VERSION: int = _core.SCHEMA_VERSION
 
 Scenario = dict[str, Any]
 ScenarioLike = Mapping[str, Any] | str | os.PathLike[str]
-
-
-def _opt(d: dict[str, Any], **kw: Any) -> dict[str, Any]:
-    d.update({k: v for k, v in kw.items() if v is not None})
-    return d
 
 
 def scenario(
@@ -119,6 +116,13 @@ def red(
         mark_above_max_th=mark_above_max_th,
         ns2_qlen_guard=ns2_qlen_guard,
     )
+
+
+def red_step(k: float, **kw: Any) -> dict[str, Any]:
+    """RED as DCTCP's step marker at ``k`` packets: min_th = max_th = k, w_q = 1, ECN
+    marks at and above k (docs/congestion/dctcp.md); ``kw`` adds RED fields."""
+    fields = dict(w_q=1.0, gentle=False, ecn=True, mark_above_max_th=True) | kw
+    return red(k, k, **fields)
 
 
 def ared(
@@ -423,20 +427,6 @@ def queue(
     return _opt({}, limit_pkts=limit_pkts, limit_bytes=limit_bytes, aqm=dict(aqm) if aqm else None)
 
 
-def reno() -> dict[str, Any]:
-    """Reno's window growth and halving (RFC 5681), a TCP flow's default controller
-    (docs/scenarios.md, `congestion`)."""
-    return {"type": "reno"}
-
-
-def cubic(
-    *, c: float | None = None, beta: float | None = None, fast_convergence: bool | None = None
-) -> dict[str, Any]:
-    """CUBIC (RFC 9438) as a TCP flow's controller. Defaults: c 0.4, beta 0.7,
-    fast_convergence true."""
-    return _opt({"type": "cubic"}, c=c, beta=beta, fast_convergence=fast_convergence)
-
-
 def bernoulli(p: float) -> dict[str, Any]:
     return {"type": "bernoulli", "p": p}
 
@@ -590,7 +580,8 @@ def tcp(
     congestion: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer;
-    ``congestion`` its controller (:func:`reno`, the default, or :func:`cubic`).
+    ``congestion`` its controller (:func:`reno`, the default, :func:`cubic` or
+    :func:`dctcp`).
 
     Every field, its allowed values and its default (ns-2's for timers and windows) are in
     docs/scenarios.md (`tcp`); each choice between the RFCs and ns-2 is in docs/tcp.md."""
@@ -862,6 +853,7 @@ __all__ = [
     "cbr",
     "codel",
     "cubic",
+    "dctcp",
     "droptail",
     "engine_text",
     "example",
@@ -880,6 +872,7 @@ __all__ = [
     "random_sessions",
     "read_toml",
     "red",
+    "red_step",
     "rem",
     "reno",
     "rio",

@@ -2,7 +2,8 @@
 //! before the run with the field path, the value and what is allowed (the conventions of
 //! invalid_scenarios.rs), the canonical echo round-tripping the table, and CUBIC (RFC 9438)
 //! end to end on a dumbbell: it fills the link, and its window is not Reno's (a reduction
-//! to β = 0.7 and concave growth back towards W_max).
+//! to β = 0.7 and concave growth back towards W_max); DCTCP (RFC 8257) with its receiver's
+//! echo and RED as a step marker.
 
 mod common;
 
@@ -100,6 +101,16 @@ const CASES: &[(&str, &str, &str, &str, &str, &str)] = &[
         "flows[0].congestion.c", "", "unknown field `c`, there are no fields"),
     ("cubic with retransmit_only", "dupack_response = \"retransmit_only\"\ncongestion = { type = \"cubic\" }", "",
         "flows[0].dupack_response", "\"retransmit_only\"", "only used with congestion type = \"reno\""),
+    ("dctcp without ecn", r#"congestion = { type = "dctcp" }"#, "",
+        "flows[0].ecn", "false", "congestion type = \"dctcp\" needs ecn = true"),
+    ("dctcp g zero", "ecn = true\ncongestion = { type = \"dctcp\", g = 0.0 }", "",
+        "flows[0].congestion.g", "0", "must be in (0, 1]"),
+    ("dctcp g above one", "ecn = true\ncongestion = { type = \"dctcp\", g = 1.5 }", "",
+        "flows[0].congestion.g", "1.5", "must be in (0, 1]"),
+    ("dctcp alpha negative", "ecn = true\ncongestion = { type = \"dctcp\", initial_alpha = -0.1 }", "",
+        "flows[0].congestion.initial_alpha", "-0.1", "must be in [0, 1]"),
+    ("dctcp unknown field", "ecn = true\ncongestion = { type = \"dctcp\", k = 40 }", "",
+        "flows[0].congestion.k", "", "unknown field `k`, expected `g` or `initial_alpha`"),
     ("congestion on a cbr flow", "", r#"congestion = { type = "cubic" }"#,
         "flows[1].congestion", "", "not a field of type = \"cbr\""),
 ];
@@ -130,6 +141,7 @@ fn valid_congestion_tables_load_and_echo_round_trips() {
         r#"congestion = { type = "reno" }"#,
         r#"congestion = { type = "cubic" }"#,
         r#"congestion = { type = "cubic", c = 0.8, beta = 0.5, fast_convergence = false }"#,
+        "ecn = true\ncongestion = { type = \"dctcp\", g = 0.125 }",
     ] {
         let s = load(&with(tcp, "")).unwrap_or_else(|e| panic!("{tcp}: {e}"));
         let echo = s.to_toml();
@@ -145,6 +157,10 @@ fn valid_congestion_tables_load_and_echo_round_trips() {
                     "c = 0.4"
                 };
                 assert!(echo.contains(c), "{echo}");
+            }
+            t if t.contains("dctcp") => {
+                // α's initial value written out (RFC 8257: 1).
+                assert!(echo.contains("g = 0.125") && echo.contains("initial_alpha = 1.0"));
             }
             _ => assert!(echo.contains("type = \"reno\""), "{echo}"),
         }
@@ -279,4 +295,131 @@ fn cubic_fills_the_link_and_its_window_is_not_renos() {
     }
     assert!(concave >= 2, "only {concave} full cycles");
     assert!(q.utilization >= 0.9, "utilization {} < 0.9", q.utilization);
+}
+
+// ---------------------------------------------------------------------------------------
+// DCTCP's step marker and receiver end to end
+// ---------------------------------------------------------------------------------------
+
+/// RED as a step (min_th = max_th) loads only without gentle mode's ramp.
+#[test]
+fn a_red_step_loads_without_gentle_and_is_refused_with_it() {
+    let step = |gentle: bool| {
+        BASE.replace(
+            "bandwidth = \"10Mbps\"\ndelay = \"20ms\"\nqueue = { limit_pkts = 100 }",
+            &format!(
+                "bandwidth = \"10Mbps\"\ndelay = \"20ms\"\nqueue = {{ limit_pkts = 100, aqm = \
+                 {{ type = \"red\", min_th = 20, max_th = 20, w_q = 1.0, gentle = {gentle}, \
+                 ecn = true, mark_above_max_th = true }} }}"
+            ),
+        )
+        .replace("#TCP", "ecn = true\ncongestion = { type = \"dctcp\" }")
+        .replace("#CBR", "")
+    };
+    let r = run(&step(false));
+    let q = queue(&r, "r1->h2");
+    // Marks, and drops of the CBR flow's packets only (not ECN-capable): the step holds
+    // the mean queue below the step, far below the buffer.
+    assert!(q.marked.iter().sum::<u64>() > 100, "{q:?}");
+    assert_eq!(r.flows[0].dropped_pkts, 0, "{:?}", r.flows[0]);
+    assert_eq!(q.dropped.iter().sum::<u64>(), r.flows[1].dropped_pkts);
+    println!(
+        "step at 20: mean queue {:.1}, max {}",
+        q.mean_queue_pkts, q.max_queue_pkts
+    );
+    assert!(q.mean_queue_pkts < 25.0, "{q:?}");
+    let errs = errors(&step(true));
+    assert_eq!(errs.0.len(), 1, "{errs}");
+    assert_eq!(errs.0[0].path, "links[1].queue.aqm.gentle");
+}
+
+/// With delayed ACKs, DCTCP's receiver sends more ACKs than one per two segments (each
+/// CE-state change acknowledges at once), and the sender's cut follows α: through a step
+/// at K = 5, below this path's C·RTT/7 = 7.5 packets, both leave the link idle at times,
+/// Reno (halving at every mark) more than DCTCP (RFC 8257 §1's motivation).
+#[test]
+fn dctcp_with_delayed_acks_echoes_state_changes_and_keeps_the_link_busy() {
+    let text = |cc: &str| {
+        BASE.replace(
+            "bandwidth = \"10Mbps\"\ndelay = \"20ms\"\nqueue = { limit_pkts = 100 }",
+            "bandwidth = \"10Mbps\"\ndelay = \"20ms\"\nqueue = { limit_pkts = 100, aqm = \
+             { type = \"red\", min_th = 5, max_th = 5, w_q = 1.0, ecn = true, \
+             mark_above_max_th = true } }",
+        )
+        .replace(
+            "#TCP",
+            &format!("ecn = true\ndelayed_ack = true\ncongestion = {{ type = \"{cc}\" }}"),
+        )
+        .replace("#CBR", "")
+    };
+    let (dctcp, reno) = (run(&text("dctcp")), run(&text("reno")));
+    let tcp = |r: &aqmlab_core::sim::RunResults| r.flows[0].clone();
+    let (d, n) = (tcp(&dctcp), tcp(&reno));
+    let acks = |r: &aqmlab_core::sim::RunResults| {
+        let f = &r.flows[0];
+        (f.acks_sent as f64, f.received_pkts as f64)
+    };
+    let (da, dr) = acks(&dctcp);
+    let (na, nr) = acks(&reno);
+    println!(
+        "ACKs per data segment: dctcp {:.3}, reno {:.3}; goodput dctcp {:.2} reno {:.2} Mb/s",
+        da / dr,
+        na / nr,
+        d.goodput_bps / 1e6,
+        n.goodput_bps / 1e6
+    );
+    // Reno's receiver acks every second segment (0.5 up to the few immediate ones);
+    // DCTCP's adds one ACK at each CE-state change that finds an ACK pending.
+    assert!(na / nr < 0.56, "reno {}", na / nr);
+    assert!(da / dr > na / nr, "dctcp {} reno {}", da / dr, na / nr);
+    assert!(d.goodput_bps > 1.1 * n.goodput_bps, "{d:?}\n{n:?}");
+    let util = |r: &aqmlab_core::sim::RunResults| queue(r, "r1->h2").utilization;
+    assert!(
+        util(&dctcp) > util(&reno),
+        "{} {}",
+        util(&dctcp),
+        util(&reno)
+    );
+}
+
+/// Linux sends a DCTCP socket's pure ACKs ECT(0) (`tcp_ecn_send`), so a step marker on a
+/// congested reverse path marks them; Reno's Not-ECT ACKs are dropped there. The reverse
+/// queue h2 -> r1 is a step at 5 packets, held there by a CBR flow from h2 at 12 Mb/s
+/// into the 10 Mb/s link (its Not-ECT packets dropped at the step).
+#[test]
+fn dctcp_acks_are_ect_and_marked_not_dropped_at_a_step() {
+    let text = |cc: &str| {
+        BASE.replace(
+            "bandwidth = \"10Mbps\"\ndelay = \"20ms\"\nqueue = { limit_pkts = 100 }",
+            "bandwidth = \"10Mbps\"\ndelay = \"20ms\"\nqueue = { limit_pkts = 100 }\n\
+             reverse_queue = { limit_pkts = 100, aqm = { type = \"red\", min_th = 5, \
+             max_th = 5, w_q = 1.0, ecn = true, mark_above_max_th = true } }",
+        )
+        .replace(
+            "src = \"h1\"\ndst = \"h2\"\npacket_size = 500\nrate = \"1Mbps\"",
+            "src = \"h2\"\ndst = \"h1\"\npacket_size = 500\nrate = \"12Mbps\"",
+        )
+        .replace(
+            "#TCP",
+            &format!("ecn = true\ncongestion = {{ type = \"{cc}\" }}"),
+        )
+        .replace("#CBR", "")
+    };
+    let (d, n) = (run(&text("dctcp")), run(&text("reno")));
+    let acks = |r: &aqmlab_core::sim::RunResults| (r.flows[0].acks_sent, r.flows[0].acks_lost);
+    let marked = |r: &aqmlab_core::sim::RunResults| queue(r, "h2->r1").marked.iter().sum::<u64>();
+    println!(
+        "reverse step: dctcp acks sent/lost {:?}, marked {}; reno acks sent/lost {:?}, marked {}",
+        acks(&d),
+        marked(&d),
+        acks(&n),
+        marked(&n)
+    );
+    // DCTCP: no ACK lost (some marked); Reno: its ACKs dropped, the flow stalls in
+    // timeouts (measured: 1 655 ACKs, 0 lost, 90 marked; Reno 2 sent, 2 lost).
+    assert_eq!(acks(&d).1, 0);
+    assert!(marked(&d) > 0);
+    assert!(acks(&n).1 > 0);
+    assert!(d.flows[0].received_pkts > 100 * n.flows[0].received_pkts.max(1));
+    assert_eq!(marked(&n), 0);
 }

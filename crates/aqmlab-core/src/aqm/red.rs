@@ -702,7 +702,21 @@ impl<'de> Deserialize<'de> for Weight {
 
 impl RedSpec {
     pub fn validate(&self, a: &str, _q: &QueueCtx, p: &mut Problems) {
-        Self::check_thresholds(a, self.min_th, self.max_th, "", p);
+        // min_th = max_th is a step: with w_q = 1 and gentle off, every arrival that finds
+        // the queue at min_th or above is forced (marked with `mark_above_max_th`): the
+        // "step marking at K" that DCTCP expects (RFC 8257 §3.1; docs/aqm/red.md).
+        if self.min_th == self.max_th && self.max_th.is_finite() && self.min_th >= 0.0 {
+            if self.gentle {
+                p.err(
+                    format!("{a}.gentle"),
+                    "true",
+                    "a step (min_th = max_th) needs gentle = false: gentle mode ramps p_b \
+                     from max_p to 1 between max_th and 2·max_th",
+                );
+            }
+        } else {
+            Self::check_thresholds(a, self.min_th, self.max_th, "", p);
+        }
         self.validate_fields(a, p);
     }
 

@@ -201,7 +201,8 @@ pub struct FlowSpec {
     pub trace: Option<bool>,
     /// The congestion controller, a table tagged by `type` (the registry in
     /// `tcp::congestion`): `{ type = "reno" }` (the default when absent) or
-    /// `{ type = "cubic", c, beta, fast_convergence }` (RFC 9438).
+    /// `{ type = "cubic", c, beta, fast_convergence }` (RFC 9438) or
+    /// `{ type = "dctcp", g, initial_alpha }` (RFC 8257; needs `ecn = true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub congestion: Option<CongestionSpec>,
 }
@@ -526,6 +527,14 @@ impl FlowSpec {
             cc.validate(&format!("{p}.congestion"), pr);
             // `halving` and `ecn_backoff` are Reno's (ns-2's) too, but a profile fills them
             // in for every TCP flow: CUBIC does not read them.
+            if cc.kind() == "dctcp" && !f.ecn {
+                pr.err(
+                    format!("{p}.ecn"),
+                    "false",
+                    "congestion type = \"dctcp\" needs ecn = true (RFC 8257: DCTCP reacts to \
+                     the fraction of marked data)",
+                );
+            }
             if cc.kind() != "reno" && f.dupack_response == Some(DupackResponseSpec::RetransmitOnly)
             {
                 pr.err(

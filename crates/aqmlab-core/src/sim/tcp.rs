@@ -2,6 +2,8 @@
 //! retransmission and delayed-ACK timers, segments and ACKs onto the network).
 
 use super::*;
+use crate::tcp::congestion::CongestionSpec;
+use crate::tcp::receiver::Echo;
 
 impl Simulator<'_> {
     pub(super) fn tcp_start(&mut self, f: usize) {
@@ -28,6 +30,10 @@ impl Simulator<'_> {
             return;
         };
         let ack = tcp.receiver.on_data(seq, ce, cwr, now);
+        // DCTCP's echo may acknowledge the earlier segments first (RFC 8257 §3.2).
+        if let Some(flush) = tcp.receiver.take_flush() {
+            self.tcp_send_ack(f, flush);
+        }
         if let Some(ack) = ack {
             self.tcp_send_ack(f, ack);
         }
@@ -96,7 +102,7 @@ impl Simulator<'_> {
     pub(super) fn tcp_send_ack(&mut self, f: usize, ack: Ack) {
         let st = &mut self.flows[f];
         let Some(tcp) = &st.tcp else { return };
-        let size = tcp.ack_size;
+        let (size, ect) = (tcp.ack_size, tcp.ect_acks);
         let (from, to, ends) = (st.dst, st.src, st.ends);
         st.acks.sent_pkts += 1;
         st.acks.sent_bytes += size as u64;
@@ -108,6 +114,7 @@ impl Simulator<'_> {
                 size,
                 created: self.now,
                 to: ends[0],
+                ecn: if ect { Ecn::Ect0 } else { Ecn::NotEct },
                 ..Default::default()
             },
             &ack,
@@ -190,6 +197,13 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         RttEstimatorSpec::Ns2_35 => RttRule::Ns2_35,
         RttEstimatorSpec::Ns2_2001 => RttRule::Ns2_2001,
     };
+    let congestion = f.congestion.clone().unwrap_or_default();
+    let reno = matches!(congestion, CongestionSpec::Reno(_));
+    let dctcp = matches!(congestion, CongestionSpec::Dctcp(_));
+    let echo = match congestion {
+        CongestionSpec::Dctcp(_) => Echo::Dctcp,
+        _ => Echo::Rfc3168,
+    };
     let cfg = SenderConfig {
         variant: match f.variant.unwrap_or(TcpVariant::Newreno) {
             TcpVariant::Reno => Variant::Reno,
@@ -201,7 +215,8 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
             DupackResponseSpec::Halve => DupackResponse::Halve,
             DupackResponseSpec::RetransmitOnly => DupackResponse::RetransmitOnly,
         },
-        ecn_backoff: f.ecn && f.ecn_backoff == Some(true),
+        // ns-2's response is Reno's (a profile sets it on every TCP flow).
+        ecn_backoff: f.ecn && f.ecn_backoff == Some(true) && reno,
         recovery: match f.recovery.unwrap_or(RecoverySpec::Classic) {
             RecoverySpec::Classic => Recovery::Classic,
             RecoverySpec::PrrSsrb => Recovery::Prr(PrrBound::Ssrb),
@@ -239,17 +254,20 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
             }
         },
         segments: f.bytes.map(|b| b.0.div_ceil(seg)),
-        congestion: f.congestion.clone().unwrap_or_default(),
+        congestion,
     };
     let delack =
         (f.delayed_ack == Some(true)).then(|| f.delack_timeout.map_or(d::DELACK_TIMEOUT, |x| x.0));
     TcpState {
         sender: Sender::new(cfg),
-        receiver: Receiver::new(f.variant == Some(TcpVariant::Sack), delack),
+        receiver: Receiver::new(f.variant == Some(TcpVariant::Sack), delack, echo),
         rto_timer: None,
         delack_timer: None,
         ecn: f.ecn,
-        ecn_retransmits: f.ecn && f.ecn_retransmits == Some(true),
+        // Linux sends every segment of a DCTCP socket ECT(0), retransmissions and pure
+        // ACKs too (`tcp_ecn_send`: no `INET_ECN_dontxmit` when `tcp_ca_needs_ecn`).
+        ecn_retransmits: f.ecn && (f.ecn_retransmits == Some(true) || dctcp),
+        ect_acks: dctcp,
         ack_size: f.ack_size.map_or(d::ACK_SIZE, |x| x.0) as u32,
         start: f.start.0,
         stats_at_warmup: SenderStats::default(),

@@ -1,5 +1,7 @@
 //! The TCP receiver (sink): cumulative ACKs, SACK blocks (RFC 2018), optional delayed ACKs
-//! (RFC 1122 / RFC 5681 §4.2) and the ECN echo (RFC 3168 §6.1.3).
+//! (RFC 1122 / RFC 5681 §4.2) and the ECN echo: RFC 3168 §6.1.3's (ECE latched from a CE
+//! mark until the sender's CWR) or DCTCP's (RFC 8257 §3.2: ECE on each ACK says whether
+//! the segments it acknowledges carried CE; see `Echo`).
 //!
 //! Sequence numbers count segments (packets), as in ns-2's one-way TCP; the ACK number is
 //! the next segment expected (RFC convention, not ns-2's "highest received").
@@ -26,6 +28,20 @@ impl Ack {
     }
 }
 
+/// How the receiver echoes CE marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Echo {
+    /// RFC 3168 §6.1.3: ECE on every ACK from a CE mark until a segment with CWR.
+    Rfc3168,
+    /// RFC 8257 §3.2, DCTCP's two-state machine: ECE is the CE state of the latest
+    /// segment, and CWR is ignored. When the state changes with a delayed ACK pending, the
+    /// segments already received are acknowledged at once with the old state (so that each
+    /// ACK's ECE covers segments of one kind: the sender counts marked data from it), and
+    /// the arrival that changed it is acknowledged at once with the new state (Linux
+    /// `dctcp_ece_ack_update`: the pending ACK for `prior_rcv_nxt`, then `ICSK_ACK_NOW`).
+    Dctcp,
+}
+
 #[derive(Clone, Debug)]
 pub struct Receiver {
     next: u64,
@@ -38,7 +54,11 @@ pub struct Receiver {
     above: SmallVec<[(u64, u64); INLINE_RUNS]>,
     sack: bool,
     delayed_ack: Option<Time>,
+    echo: Echo,
     ece: bool,
+    /// DCTCP's flush: the ACK of the segments received before a CE-state change, sent
+    /// before the ACK `on_data` returns (`take_flush`).
+    flush: Option<Ack>,
     /// In-order segments received but not yet acknowledged (delayed ACKs).
     pending: u32,
     /// When the delayed-ACK timer expires, if armed.
@@ -51,13 +71,15 @@ pub struct Receiver {
 
 impl Receiver {
     /// `delayed_ack`: the delayed-ACK timeout, or None to ACK every segment.
-    pub fn new(sack: bool, delayed_ack: Option<Time>) -> Receiver {
+    pub fn new(sack: bool, delayed_ack: Option<Time>, echo: Echo) -> Receiver {
         Receiver {
             next: 0,
             above: SmallVec::new(),
             sack,
             delayed_ack,
+            echo,
             ece: false,
+            flush: None,
             pending: 0,
             delack_deadline: None,
             delivered: 0,
@@ -70,19 +92,33 @@ impl Receiver {
         self.next
     }
 
-    /// A data segment arrives; returns the ACK to send now, if any.
+    /// A data segment arrives; returns the ACK to send now, if any (after the one
+    /// `take_flush` gives, under DCTCP's echo).
     pub fn on_data(&mut self, seq: u64, ce: bool, cwr: bool, now: Time) -> Option<Ack> {
         self.received += 1;
-        // CWR ends the echo of earlier marks; a CE on this same packet starts a new one.
-        if cwr {
-            self.ece = false;
-        }
-        if ce {
-            self.ce_received += 1;
-            self.ece = true;
+        self.ce_received += ce as u64;
+        let mut changed = false;
+        match self.echo {
+            Echo::Rfc3168 => {
+                // CWR ends the echo of earlier marks; a CE on this same packet starts a new one.
+                if cwr {
+                    self.ece = false;
+                }
+                if ce {
+                    self.ece = true;
+                }
+            }
+            Echo::Dctcp if ce != self.ece => {
+                if self.pending > 0 {
+                    self.flush = Some(self.ack(self.next.saturating_sub(1)));
+                }
+                self.ece = ce;
+                changed = true;
+            }
+            Echo::Dctcp => {}
         }
         let had_gap = !self.above.is_empty();
-        let immediate = if seq == self.next {
+        let disorder = if seq == self.next {
             self.next += 1;
             self.delivered += 1;
             // Runs are apart, so at most the first one joins up.
@@ -101,6 +137,7 @@ impl Receiver {
             }
             true // out of order or duplicate: immediate duplicate ACK
         };
+        let immediate = disorder || changed;
         match self.delayed_ack {
             Some(timeout) if !immediate => {
                 self.pending += 1;
@@ -113,6 +150,12 @@ impl Receiver {
             }
             _ => Some(self.ack(seq)),
         }
+    }
+
+    /// The ACK to send before the one `on_data` returned (DCTCP's echo), if any.
+    #[inline]
+    pub fn take_flush(&mut self) -> Option<Ack> {
+        self.flush.take()
     }
 
     /// The delayed-ACK timer fired.
@@ -212,7 +255,7 @@ mod tests {
         /// runs that spill past the inline ones (up to ~20 holes).
         #[test]
         fn runs_ack_as_a_set_of_segments_does(segs in prop::collection::vec(0u64..48, 1..120)) {
-            let mut r = Receiver::new(true, None);
+            let mut r = Receiver::new(true, None, Echo::Rfc3168);
             let mut o = Oracle { next: 0, above: BTreeSet::new() };
             for &seq in &segs {
                 let a = r.on_data(seq, false, false, 0).unwrap();
@@ -229,7 +272,7 @@ mod tests {
 
     #[test]
     fn in_order_segments_advance_the_cumulative_ack() {
-        let mut r = Receiver::new(false, None);
+        let mut r = Receiver::new(false, None, Echo::Rfc3168);
         assert_eq!(r.on_data(0, false, false, 0).unwrap().ack, 1);
         assert_eq!(r.on_data(1, false, false, 0).unwrap().ack, 2);
         assert_eq!(r.delivered, 2);
@@ -237,7 +280,7 @@ mod tests {
 
     #[test]
     fn a_hole_gives_duplicate_acks_with_sack_blocks_latest_first() {
-        let mut r = Receiver::new(true, None);
+        let mut r = Receiver::new(true, None, Echo::Rfc3168);
         r.on_data(0, false, false, 0);
         let a = r.on_data(2, false, false, 0).unwrap();
         assert_eq!((a.ack, a.sack_blocks()), (1, &[(2, 3)][..]));
@@ -252,7 +295,7 @@ mod tests {
 
     #[test]
     fn delayed_acks_every_second_segment_or_on_timeout() {
-        let mut r = Receiver::new(false, Some(100));
+        let mut r = Receiver::new(false, Some(100), Echo::Rfc3168);
         assert_eq!(r.on_data(0, false, false, 10), None);
         assert_eq!(r.delack_deadline, Some(110));
         assert_eq!(r.on_data(1, false, false, 20).unwrap().ack, 2);
@@ -265,12 +308,46 @@ mod tests {
 
     #[test]
     fn ece_is_echoed_until_cwr() {
-        let mut r = Receiver::new(false, None);
+        let mut r = Receiver::new(false, None, Echo::Rfc3168);
         assert!(!r.on_data(0, false, false, 0).unwrap().ece);
         assert!(r.on_data(1, true, false, 0).unwrap().ece);
         assert!(r.on_data(2, false, false, 0).unwrap().ece);
         assert!(!r.on_data(3, false, true, 0).unwrap().ece);
         // CWR and CE on one packet: the new mark is echoed.
         assert!(r.on_data(4, true, true, 0).unwrap().ece);
+    }
+
+    #[test]
+    fn dctcp_echo_follows_each_segment_and_ignores_cwr() {
+        let mut r = Receiver::new(false, None, Echo::Dctcp);
+        let eces: Vec<bool> = [(false, false), (true, false), (false, true), (true, true)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(ce, cwr))| r.on_data(i as u64, ce, cwr, 0).unwrap().ece)
+            .collect();
+        assert_eq!(eces, [false, true, false, true]);
+        assert_eq!(r.take_flush(), None);
+    }
+
+    /// RFC 8257 §3.2 with delayed ACKs: a CE-state change acknowledges the pending segment
+    /// at once with the old state, then the arrival itself with the new one; while the
+    /// state holds, ACKs go every second segment as usual.
+    #[test]
+    fn dctcp_state_change_flushes_the_pending_ack_with_the_old_state() {
+        let mut r = Receiver::new(false, Some(100), Echo::Dctcp);
+        assert_eq!(r.on_data(0, false, false, 0), None);
+        let a = r.on_data(1, true, false, 1).unwrap();
+        assert_eq!((a.ack, a.ece), (2, true));
+        let flush = r.take_flush().unwrap();
+        assert_eq!((flush.ack, flush.ece), (1, false));
+        // CE holds: delayed ACK, ECE set.
+        assert_eq!(r.on_data(2, true, false, 2), None);
+        let a = r.on_data(3, true, false, 3).unwrap();
+        assert_eq!((a.ack, a.ece, r.take_flush()), (4, true, None));
+        // A change with nothing pending: one immediate ACK with the new state.
+        let a = r.on_data(4, false, false, 4).unwrap();
+        assert_eq!((a.ack, a.ece, r.take_flush()), (5, false, None));
+        assert_eq!(r.delack_deadline, None);
+        assert_eq!(r.ce_received, 3);
     }
 }

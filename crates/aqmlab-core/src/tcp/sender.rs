@@ -46,7 +46,7 @@
 //!   by the cumulative ACK, and a duplicate ACK counts as delivered only while
 //!   prr_delivered < RecoverFS (RFC 9937's guard against ACK splitting).
 
-use super::congestion::{Acked, AnyController, Congestion, CongestionSpec, Controller};
+use super::congestion::{Acked, AnyController, Congestion, CongestionSpec, Controller, Delivery};
 pub use super::congestion::{DupackResponse, Halving};
 use super::receiver::Ack;
 use super::rtt::{Rtt, RttConfig, RttRule};
@@ -479,6 +479,14 @@ impl Sender {
     pub fn on_ack(&mut self, ack: &Ack, now: Time, out: &mut Vec<Segment>) {
         if ack.ack > self.maxseq {
             return; // acknowledges data never sent: ignore (cannot happen in the simulator)
+        }
+        if ack.ack > self.snd_una {
+            self.cc.on_delivery(&Delivery {
+                segments: ack.ack - self.snd_una,
+                ece: self.cfg.ecn && ack.ece,
+                una: ack.ack,
+                high: self.maxseq,
+            });
         }
         // ECN: react at most once per window of data, and not during loss recovery.
         if self.cfg.ecn && ack.ece && !self.in_recovery && ack.ack > self.ecn_guard {

@@ -12,6 +12,9 @@
 //!    function (cubic and Reno-friendly regions) within 10%, three loss rates at two RTTs;
 //!    `#[ignore]`d: two small-window Reno-friendly points miss it (numbers at the test;
 //!    `-- --ignored cubic_periodic` runs it, about 5 s).
+//! 7. DCTCP (RFC 8257) at 10 Gb/s, 100 µs, step marking at K = 40 (Alizadeh et al. 2010,
+//!    §3.3): Q_max against K + N and the queue's swing against the analysis within 15%
+//!    for N = 2 and 10; ≥ 99% utilisation at K = 12 > C·RTT/7 (dctcp.rs).
 //!
 //! # Conventions
 //!
@@ -33,6 +36,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod cubic;
+mod dctcp;
 
 use aqmlab_core::sim::RunResults;
 use common::{queue, run};

@@ -10,6 +10,7 @@
 //!
 //! | hook | called when | returns |
 //! |---|---|---|
+//! | `on_delivery` | every ACK that advances snd.una, before the ECN reaction (DCTCP's α) | nothing |
 //! | `on_ack` | a new cumulative ACK outside recovery (or the one ending ns-2's NewReno recovery) | cwnd after it |
 //! | `on_congestion` | a fast retransmit, an ECN reaction, a retransmission timeout | ssthresh and the un-inflated cwnd |
 //! | `on_recovery_end` | fast recovery ends (the sender sets the exit window) | nothing |
@@ -20,12 +21,14 @@
 //! and one line in `registry!` below (the flow's `congestion` table, `CongestionSpec`).
 
 pub mod cubic;
+pub mod dctcp;
 pub mod reno;
 
 use super::sender::SenderConfig;
 use crate::check::{inner, tagged_table, Problems};
 use crate::units::Time;
 pub use cubic::{Cubic, CubicConfig, CubicSpec};
+pub use dctcp::{Dctcp, DctcpSpec};
 pub use reno::{DupackResponse, Halving, Reno, RenoConfig};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -42,6 +45,18 @@ pub struct Acked {
     pub now: Time,
     /// The sender's smoothed RTT in seconds after this ACK's sample (NaN before the first).
     pub srtt_s: f64,
+}
+
+/// An ACK that advances snd.una, seen before any window decision (in recovery too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// Segments newly acknowledged.
+    pub segments: u64,
+    /// The ACK carries ECE (with DCTCP's echo: those segments carried CE).
+    pub ece: bool,
+    /// snd.una after the ACK, and one past the highest segment sent.
+    pub una: u64,
+    pub high: u64,
 }
 
 /// Why the window is reduced.
@@ -73,6 +88,9 @@ pub struct Reduction {
 }
 
 pub trait Controller {
+    /// Every ACK that advances snd.una, before the sender's ECN reaction and window
+    /// decision (its observations: DCTCP's marked fraction).
+    fn on_delivery(&mut self, _d: &Delivery) {}
     /// cwnd after a new ACK that opens the window (`ssthresh` as the sender holds it).
     fn on_ack(&mut self, cwnd: f64, ssthresh: f64, ack: &Acked) -> f64;
     /// ssthresh and the un-inflated cwnd after a congestion event.
@@ -187,6 +205,10 @@ macro_rules! controllers {
     ($($v:ident),*) => {
         impl Controller for AnyController {
             #[inline]
+            fn on_delivery(&mut self, d: &Delivery) {
+                match self { $(AnyController::$v(c) => c.on_delivery(d)),* }
+            }
+            #[inline]
             fn on_ack(&mut self, cwnd: f64, ssthresh: f64, ack: &Acked) -> f64 {
                 match self { $(AnyController::$v(c) => c.on_ack(cwnd, ssthresh, ack)),* }
             }
@@ -213,4 +235,5 @@ macro_rules! controllers {
 registry! {
     "reno" => Reno(RenoSpec, Reno),
     "cubic" => Cubic(CubicSpec, Cubic),
+    "dctcp" => Dctcp(DctcpSpec, Dctcp),
 }

@@ -1,0 +1,32 @@
+"""Builders of a TCP flow's ``congestion`` table (docs/scenarios.md, "Congestion-control
+tables"), one per controller of the engine's registry; ``aqmlab.scenario`` re-exports them
+(``sc.cubic()``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aqmlab._fields import opt as _opt
+
+
+def reno() -> dict[str, Any]:
+    """Reno's window growth and halving (RFC 5681), a TCP flow's default controller
+    (docs/scenarios.md, `congestion`)."""
+    return {"type": "reno"}
+
+
+def cubic(
+    *, c: float | None = None, beta: float | None = None, fast_convergence: bool | None = None
+) -> dict[str, Any]:
+    """CUBIC (RFC 9438) as a TCP flow's controller. Defaults: c 0.4, beta 0.7,
+    fast_convergence true."""
+    return _opt({"type": "cubic"}, c=c, beta=beta, fast_convergence=fast_convergence)
+
+
+def dctcp(*, g: float | None = None, initial_alpha: float | None = None) -> dict[str, Any]:
+    """DCTCP (RFC 8257) as a TCP flow's controller; the flow needs ``ecn=True``, and its
+    receiver then echoes CE per segment. Defaults: g 1/16, initial_alpha 1."""
+    return _opt({"type": "dctcp"}, g=g, initial_alpha=initial_alpha)
+
+
+__all__ = ["cubic", "dctcp", "reno"]

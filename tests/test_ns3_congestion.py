@@ -187,8 +187,11 @@ def test_cubic_one_flow_agrees_with_ns3_through_droptail(tmp_path):
     both, mean queue 72.61 (ns-3) and 72.93 packets (+0.4%). A shorter window sees 2 or 3
     of the 6-second loss epochs by phase (at 20 s: 5 drops against 9), hence the whole
     file. The bounds (drops within 2, one fast recovery, the queue within 2%) catch a
-    mistranslated beta, C or fast convergence, which move the epochs and the sawtooth."""
-    s = cubic_dumbbell(count=1)
+    mistranslated beta, C or fast convergence, which move the epochs and the sawtooth.
+    The flow is traced: ns-3's cwnd sampled at aqmlab's 600 instants averages 173.5
+    segments from 10 s on, aqmlab's 174.4 (+0.5%), and the driver's time-weighted mean
+    173.5."""
+    s = cubic_dumbbell(count=1, trace=True)
     r = ns3.run(s, cache=tmp_path)
     a = aqmlab.run(s)
     q3, qa = (x.queues.set_index("name").loc["L->R"] for x in (r, a))
@@ -196,6 +199,11 @@ def test_cubic_one_flow_agrees_with_ns3_through_droptail(tmp_path):
     assert abs(q3["dropped_total"] - qa["dropped_overflow"]) <= 2, (q3, qa)
     assert abs(r.flows["fast_recoveries"].sum() - a.flows["fast_recoveries"].sum()) <= 1
     assert qa["mean_queue_pkts"] == pytest.approx(q3["mean_queue_pkts"], rel=0.02)
+    t3, ta = r.flow_timeseries, a.flow_timeseries
+    assert list(t3["time_s"]) == pytest.approx(list(ta["time_s"]))
+    w3, wa = (t[t["time_s"] >= 10.0]["cwnd"].mean() for t in (t3, ta))
+    assert wa == pytest.approx(w3, rel=0.02)
+    assert r.flows["mean_cwnd_pkts"].iloc[0] == pytest.approx(w3, rel=0.01)
 
 
 @needs_ns3
@@ -208,25 +216,39 @@ def test_cubic_four_flows_crosscheck_with_ns3(tmp_path):
         assert abs(t.loc[("queue L->R", metric)]["rel_diff"]) < 0.05, cc.markdown()
 
 
+PENDING = pytest.mark.parametrize(
+    "path, cc", [(DCTCP, DCTCP_CC), (BBR, BBR_CC)], ids=["dctcp", "bbr"]
+)
+
+
 @needs_ns3
 @pytest.mark.slow
-@pytest.mark.parametrize("path, cc", [(DCTCP, DCTCP_CC), (BBR, BBR_CC)], ids=["dctcp", "bbr"])
+@PENDING
 def test_pending_controllers_run_in_ns3(path, cc, tmp_path):
     """ns-3's side of DCTCP (2 flows, 1 Gb/s, 500 us, K = 40; 5 s) and BBR (1 flow, 10
-    Mb/s, 40 ms, 5 BDP; 60 s), with the numbers of docs/ns3.md; aqmlab's side once the
-    installed extension accepts the controller."""
+    Mb/s, 40 ms, 5 BDP; 60 s), with the numbers of docs/ns3.md (replication 0)."""
     r = pending.run(path, cache=tmp_path)
     q = r.queues.set_index("name").loc["L->R"]
     assert q["utilization"] > 0.95
     if cc["type"] == "dctcp":
-        # Marks at K = 40 hold the queue near K: measured mean 38.1, max 43, 20.8% marked.
+        # Marks from K = 40 hold the queue near K: measured mean 38.1, max 43, 20.8% marked.
         assert q["dropped_total"] == 0 and 30 < q["mean_queue_pkts"] < 45
         assert 0.1 < q["marked"] / q["dequeued"] < 0.3
     else:
         # BBR's cwnd gain 2 bounds the queue by about one BDP (50 packets): no drops in 250.
         assert q["dropped_total"] == 0 and q["max_queue_pkts"] < 100
-    if not pending.accepts({"congestion": cc}):
+
+
+@needs_ns3
+@pytest.mark.slow
+@PENDING
+def test_pending_controllers_against_aqmlab(path, cc, tmp_path):
+    """Both simulators, once the installed extension runs the controller: utilisation and
+    mean queue within 10% (issue 48's bound), 2 replications."""
+    fields = {"congestion": cc} | ({"pacing": True} if cc["type"] == "bbr" else {})
+    if not pending.accepts(fields):
         pytest.skip(f"aqmlab's side: this build of aqmlab does not run {cc['type']} yet")
-    a = aqmlab.run(path)
-    qa = a.queues.set_index("name").loc["L->R"]
-    assert qa["utilization"] == pytest.approx(q["utilization"], rel=0.05)
+    x = crosscheck(path, runs=2, reference="ns3", workers=2, cache=tmp_path)
+    t = x.table.set_index(["table", "metric"])
+    for metric in ("utilization", "mean_queue_pkts"):
+        assert abs(t.loc[("queue L->R", metric)]["rel_diff"]) < 0.10, x.markdown()

@@ -47,6 +47,20 @@ def accepts(fields: dict[str, Any]) -> bool:
     return True
 
 
+def unaccepted(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``congestion`` / ``pacing`` fields of the scenario's TCP flow templates that this
+    build does not accept (empty: aqmlab runs the scenario's controllers)."""
+    flows = scenario.get("flows", []) + [
+        f for r in scenario.get("repeat", []) for f in r.get("flows", [])
+    ]
+    out = []
+    for f in flows:
+        fields = {k: f[k] for k in FIELDS if k in f}
+        if fields and fields not in out and not accepts(fields):
+            out.append(fields)
+    return out
+
+
 def canonical(scenario: ScenarioLike) -> dict[str, Any]:
     """The canonical form of ``scenario`` (a file or a dict), pending controllers kept."""
     s = copy.deepcopy(load(scenario) if not isinstance(scenario, dict) else scenario)
@@ -79,4 +93,4 @@ def run(scenario: ScenarioLike, *, cache: Any = None) -> Ns3Results:
     return run_spec(translate(canonical(scenario)), cache=cache)
 
 
-__all__ = ["accepts", "canonical", "run"]
+__all__ = ["FIELDS", "accepts", "canonical", "run", "unaccepted"]

@@ -6,10 +6,11 @@ does is refused, all of it at once, with the field's path (``Unsupported``).
 
 The subset: hosts and routers joined by point-to-point links (bandwidth, delay, a queue
 per direction), queues DropTail, RED, CoDel, PIE and FQ-CoDel counted in packets, and
-TCP NewReno bulk or finite transfers (with or without SACK; classic recovery or ns-3's
-PRR) with their sinks. A queue of aqmlab's `limit_pkts` = L becomes an ns-3 queue disc of
-L - 1 packets over the device's 1-packet queue: ns-3's device stops its queue disc while
-that packet waits, so L packets wait in both, as in aqmlab's port.
+TCP bulk or finite transfers (with or without SACK; classic recovery or ns-3's PRR; Reno
+as NewReno, CUBIC, DCTCP or BBR as ns-3's TcpCubic, TcpDctcp, TcpBbr) with their sinks.
+A queue of aqmlab's `limit_pkts` = L becomes an ns-3 queue disc of L - 1 packets over the
+device's 1-packet queue: ns-3's device stops its queue disc while that packet waits, so L
+packets wait in both, as in aqmlab's port.
 """
 
 from __future__ import annotations
@@ -380,7 +381,7 @@ class _Spec:
         for name, v in (
             ("DctcpShiftG", ["double", float(cc.pop("g"))]),
             ("DctcpAlphaOnInit", ["double", float(cc.pop("initial_alpha"))]),
-            # RFC 8257 §3.1: ECT(0); ECT(1) is L4S's (RFC 9331).
+            # ECT(0), as RFC 3168 senders and Linux's DCTCP send; ECT(1) is L4S's (RFC 9331).
             ("UseEct0", ["bool", True]),
         ):
             self.default(f"ns3::TcpDctcp::{name}", v, p, name)

@@ -3,6 +3,7 @@
     from aqmlab import ns3
     res = ns3.run(scenario)            # ns-3.44's queues and flows tables
     ns3.translate(aqmlab.canonical(s)) # the spec the driver built
+    ns3.run_spec(spec)                 # a spec run as it is
 
 ns-3 runs in its own Python environment (the PyPI package ``ns3==3.44.post0``; `make ns3`
 creates one in .ns3-venv, or set AQMLAB_NS3_PYTHON); without it ``NotInstalled`` says
@@ -18,6 +19,7 @@ from aqmlab.ns3.run import (
     available,
     python,
     run,
+    run_spec,
 )
 from aqmlab.ns3.translate import SIMULATOR, Unsupported, translate
 
@@ -31,5 +33,6 @@ __all__ = [
     "available",
     "python",
     "run",
+    "run_spec",
     "translate",
 ]

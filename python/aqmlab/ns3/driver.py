@@ -15,8 +15,9 @@ number covers aqmlab's measured interval:
   under it (aqmlab's port holds both: `limit_pkts` = queue disc + 1);
 - per TCP flow: data segments sent, those below the highest sequence sent before
   (retransmissions), retransmission timeouts (each doubling of the socket's RTO: ns-3
-  doubles it, capped at 60 s, in `ReTxTimeout`), entries into fast recovery, and the bytes
-  the flow's sink received.
+  doubles it, capped at 60 s, in `ReTxTimeout`), entries into fast recovery, the bytes
+  the flow's sink received and the time-weighted mean of its congestion window (segments;
+  a diagnostic beside aqmlab's `flow_timeseries`, not a crosscheck metric).
 
 C++ helpers (compiled by cppyy at start) do the per-packet work: no Python runs per event.
 """
@@ -87,6 +88,15 @@ struct Flow {
     uint64_t tx = 0, retx = 0, to = 0, fr = 0, rx = 0;
     uint64_t txW = 0, retxW = 0, toW = 0, frW = 0, rxW = 0;
     bool attached = false;
+    // The congestion window (bytes), time-weighted from the warm-up instant.
+    double cwnd = 0.0, cwndT = 0.0, cwndArea = 0.0, cwndFrom = 0.0;
+    bool traced = false;
+    std::vector<double> series;      // cwnd (segments) at each sample instant
+    void CwndStep() {
+        double t = Simulator::Now().GetSeconds();
+        cwndArea += cwnd * (t - cwndT);
+        cwndT = t;
+    }
 };
 
 static std::vector<Port*> g_ports;
@@ -116,6 +126,10 @@ static void OnTcpTx(Flow* f, Ptr<const Packet> p, const TcpHeader& h,
 static void OnRto(Flow* f, Time o, Time n) {
     if (n > o && (n == o + o || n == Seconds(60))) f->to++;
 }
+static void OnCwnd(Flow* f, uint32_t, uint32_t n) {
+    f->CwndStep();
+    f->cwnd = n;
+}
 static void OnCong(Flow* f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n) {
     if (n == TcpSocketState::CA_RECOVERY) f->fr++;
 }
@@ -126,9 +140,12 @@ static void Attach(Flow* f) {
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, f));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, f));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCong, f));
+    f->CwndStep();
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, f));
 }
-Flow* AddFlow(Ptr<Application> app, Ptr<Application> sink, double start) {
+Flow* AddFlow(Ptr<Application> app, Ptr<Application> sink, double start, uint32_t seg) {
     Flow* f = new Flow();
+    f->seg = seg;
     f->app = DynamicCast<BulkSendApplication>(app);
     f->sink = DynamicCast<PacketSink>(sink);
     // The application creates its socket at its start: attach just after.
@@ -141,6 +158,9 @@ static void SnapAll() {
     for (Flow* f : g_flows) {
         f->txW = f->tx; f->retxW = f->retx; f->toW = f->to; f->frW = f->fr;
         f->rxW = f->sink->GetTotalRx();
+        f->CwndStep();
+        f->cwndArea = 0.0;
+        f->cwndFrom = f->cwndT;
     }
 }
 void SnapAt(double t) {
@@ -149,6 +169,23 @@ void SnapAt(double t) {
 }
 int NPorts() { return (int)g_ports.size(); }
 Port* GetPort(int i) { return g_ports[i]; }
+double MeanCwndSegments(Flow* f, double tEnd) {
+    f->CwndStep();
+    return tEnd > f->cwndFrom ? f->cwndArea / (tEnd - f->cwndFrom) / f->seg : 0.0;
+}
+static double g_sample = 0.0;
+static void Sample() {
+    for (Flow* f : g_flows)
+        if (f->traced) f->series.push_back(f->seg ? f->cwnd / f->seg : 0.0);
+    Simulator::Schedule(Seconds(g_sample), &Sample);
+}
+// cwnd of the traced flows every `dt` seconds from t = 0 (aqmlab's sample instants).
+void SampleEvery(double dt) {
+    g_sample = dt;
+    Simulator::ScheduleNow(&Sample);
+}
+int NSeries(Flow* f) { return (int)f->series.size(); }
+double SeriesAt(Flow* f, int i) { return f->series[i]; }
 int NFlows() { return (int)g_flows.size(); }
 Flow* GetFlow(int i) { return g_flows[i]; }
 }
@@ -245,10 +282,13 @@ def main(path: str) -> None:
         app.SetStartTime(ns.NanoSeconds(int(f["start_ns"])))
         if f.get("stop_ns") is not None:
             app.SetStopTime(ns.NanoSeconds(int(f["stop_ns"])))
-        H.AddFlow(app, sink, int(f["start_ns"]) / 1e9)
+        flow = H.AddFlow(app, sink, int(f["start_ns"]) / 1e9, int(f["send_size"]))
+        flow.traced = bool(f.get("trace", False))
 
     warm, end = spec["warmup_ns"] / 1e9, spec["duration_ns"] / 1e9
     H.SnapAt(warm)
+    if spec.get("sample_ns") and any(f.get("trace") for f in spec["flows"]):
+        H.SampleEvery(spec["sample_ns"] / 1e9)
     ns.Simulator.Stop(ns.NanoSeconds(int(spec["duration_ns"])))
     t_setup = time.perf_counter()
     ns.Simulator.Run()
@@ -285,6 +325,8 @@ def main(path: str) -> None:
                 "timeouts": int(f.to - f.toW),
                 "fast_recoveries": int(f.fr - f.frW),
                 "rx_bytes": int(f.sink.GetTotalRx() - f.rxW),
+                "mean_cwnd_seg": float(H.MeanCwndSegments(f, end)),
+                "cwnd_series": [float(H.SeriesAt(f, k)) for k in range(H.NSeries(f))],
             }
         )
     res = {

@@ -76,14 +76,20 @@ class Ns3Results:
     spec: dict[str, Any]
     raw: dict[str, Any]
     wall_s: float
+    #: The traced flows' cwnd (segments) at each sample_interval: time_s, flow, cwnd.
+    flow_timeseries: pd.DataFrame | None = None
 
 
 def run(scenario: aqmlab.scenario.ScenarioLike, *, cache: str | Path | None = None) -> Ns3Results:
     """Translates the scenario (raises ``aqmlab.ns3.Unsupported`` if ns-3.44 cannot run
     it exactly), runs the driver and returns its tables. ``cache``: a directory of earlier
     outputs by spec (ns-3 is deterministic for a spec and its seed)."""
-    c = aqmlab.canonical(scenario)
-    spec = translate(c)
+    return run_spec(translate(aqmlab.canonical(scenario)), cache=cache)
+
+
+def run_spec(spec: dict[str, Any], *, cache: str | Path | None = None) -> Ns3Results:
+    """Runs a spec that ``translate`` wrote, as ``run`` does: for a canonical scenario
+    that ns-3 runs but this aqmlab build does not validate (a controller not built yet)."""
     text = json.dumps(spec, sort_keys=True)
     hit = None
     if cache is not None:
@@ -159,6 +165,17 @@ def _results(spec: dict[str, Any], raw: dict[str, Any], wall: float) -> Ns3Resul
                 "fast_recoveries": r["fast_recoveries"],
                 # aqmlab's goodput counts whole packets (headers too); ns-3's sink payload.
                 "goodput_bps": r["rx_bytes"] * f["packet_size"] / f["send_size"] * 8 / measured,
+                # ns-3's cwnd, time-weighted over the measured interval (segments).
+                "mean_cwnd_pkts": r.get("mean_cwnd_seg", float("nan")),
             }
         )
-    return Ns3Results(pd.DataFrame(qrows), pd.DataFrame(frows), measured, spec, raw, wall)
+    series = None
+    dt = (spec.get("sample_ns") or 0) / 1e9
+    rows = [
+        (dt * k, f["name"], w)
+        for f, r in zip(spec["flows"], raw["flows"], strict=True)
+        for k, w in enumerate(r.get("cwnd_series", []))
+    ]
+    if rows:
+        series = pd.DataFrame(rows, columns=["time_s", "flow", "cwnd"])
+    return Ns3Results(pd.DataFrame(qrows), pd.DataFrame(frows), measured, spec, raw, wall, series)

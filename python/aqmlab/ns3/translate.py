@@ -6,10 +6,11 @@ does is refused, all of it at once, with the field's path (``Unsupported``).
 
 The subset: hosts and routers joined by point-to-point links (bandwidth, delay, a queue
 per direction), queues DropTail, RED, CoDel, PIE and FQ-CoDel counted in packets, and
-TCP NewReno bulk or finite transfers (with or without SACK; classic recovery or ns-3's
-PRR) with their sinks. A queue of aqmlab's `limit_pkts` = L becomes an ns-3 queue disc of
-L - 1 packets over the device's 1-packet queue: ns-3's device stops its queue disc while
-that packet waits, so L packets wait in both, as in aqmlab's port.
+TCP bulk or finite transfers (with or without SACK; classic recovery or ns-3's PRR; Reno
+as NewReno, CUBIC, DCTCP or BBR as ns-3's TcpCubic, TcpDctcp, TcpBbr) with their sinks.
+A queue of aqmlab's `limit_pkts` = L becomes an ns-3 queue disc of L - 1 packets over the
+device's 1-packet queue: ns-3's device stops its queue disc while that packet waits, so L
+packets wait in both, as in aqmlab's port.
 """
 
 from __future__ import annotations
@@ -56,7 +57,19 @@ TCP_FIELDS = {
     "granularity",
     "recovery",
     "limited_transmit",
+    "congestion",
+    "pacing",
     *TCP_FIXED,
+}
+# The controllers the translation runs, with the fields of each (docs/tcp.md).
+CC = {
+    "reno": ("ns3::TcpNewReno", ()),
+    "cubic": ("ns3::TcpCubic", ("c", "beta", "fast_convergence")),
+    "dctcp": ("ns3::TcpDctcp", ("g", "initial_alpha")),
+    "bbr": (
+        "ns3::TcpBbr",
+        ("high_gain", "cwnd_gain", "probe_rtt_interval", "probe_rtt_duration", "bw_filter_rounds"),
+    ),
 }
 RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr_safe_ack": "ns3::TcpPrrRecovery"}
 COUNT_RULE_WAIT = {"ns2_wait": True, "ns2": False}
@@ -299,8 +312,114 @@ class _Spec:
             out.append(self.tcp(i, path, f))
         return out
 
+    # -- congestion controllers (docs/ns3.md, "Congestion controllers") ------------------
+    def congestion(self, path: str, f: dict[str, Any]) -> str:
+        """The flow's `congestion` and `pacing` as ns-3's SocketType (its TcpCongestionOps)
+        and that type's attributes, every one written; returns the TypeId's name."""
+        cc = dict(f.get("congestion") or {"type": "reno"})
+        kind = cc.pop("type")
+        p = f"{path}.congestion"
+        make = getattr(self, f"cc_{kind}", None) if kind in CC else None
+        pacing = f.get("pacing", False)
+        if not isinstance(pacing, bool):
+            self.refuse(f"{path}.pacing", f"{pacing!r} (translated: true or false)")
+            pacing = bool(pacing)
+        if make is None:
+            self.refuse(f"{p}.type", f"{kind!r} (the ns-3 translation runs {', '.join(CC)})")
+            return "ns3::TcpNewReno"
+        type_id, fields = CC[kind]
+        missing = [k for k in fields if k not in cc]
+        for key in missing:  # the canonical form writes every field
+            self.refuse(f"{p}.{key}", "missing (give the canonical form)")
+        if missing:
+            return type_id
+        make(cc, p, f)
+        for key in sorted(cc):
+            self.refuse(f"{p}.{key}", "a field the ns-3 translation does not know")
+        if pacing and kind != "bbr":
+            # ns-3 paces other controllers at PacingSsRatio / PacingCaRatio (200% / 120%,
+            # Linux's) of cwnd per RTT; aqmlab's rule for them is not translated.
+            self.refuse(f"{path}.pacing", f"true with {kind!r} (ns-3 paces it by Linux's ratios)")
+        if kind == "bbr" and not pacing:
+            self.refuse(f"{path}.pacing", "false with bbr (ns-3's TcpBbr always paces)")
+        self.default("ns3::TcpSocketState::EnablePacing", ["bool", kind == "bbr"], path, "pacing")
+        return type_id
+
+    def cc_reno(self, cc, p, f):
+        pass
+
+    def cc_cubic(self, cc, p, f):
+        c, beta = float(cc.pop("c")), float(cc.pop("beta"))
+        for name, v in (
+            ("C", ["double", c]),
+            ("Beta", ["double", beta]),
+            ("FastConvergence", ["bool", bool(cc.pop("fast_convergence"))]),
+            # RFC 9438 §4.3's Reno-friendly region (W_est, Eq. 4): ns-3's tcp_cwnd with
+            # alpha 3(1 - beta)/(1 + beta) per RTT.
+            ("TcpFriendliness", ["bool", True]),
+            # aqmlab has no HyStart (RFC 9406): slow start ends at ssthresh or a loss. The
+            # HyStart parameters are inert with HyStart off; written at ns-3's values.
+            ("HyStart", ["bool", False]),
+            ("HyStartLowWindow", ["uint", 16]),
+            ("HyStartDetect", ["enum", "BOTH"]),
+            ("HyStartMinSamples", ["uint", 8]),
+            ("HyStartAckDelta", ["time_ns", 2_000_000]),
+            ("HyStartDelayMin", ["time_ns", 4_000_000]),
+            ("HyStartDelayMax", ["time_ns", 1_000_000_000]),
+            # ns-3 drops RTT samples for delayMin during CubicDelta after an epoch begins;
+            # aqmlab discards none.
+            ("CubicDelta", ["time_ns", 0]),
+            # The clamp acts only while W_max = 0, before the first congestion event, when
+            # the window is in slow start (HyStart off): inert; ns-3's and Linux's 20.
+            ("CntClamp", ["uint", 20]),
+        ):
+            self.default(f"ns3::TcpCubic::{name}", v, p, name)
+
+    def cc_dctcp(self, cc, p, f):
+        if not f["ecn"]:
+            self.refuse(p.removesuffix(".congestion") + ".ecn", "false with dctcp (needs ECN)")
+        for name, v in (
+            ("DctcpShiftG", ["double", float(cc.pop("g"))]),
+            ("DctcpAlphaOnInit", ["double", float(cc.pop("initial_alpha"))]),
+            # ECT(0), as RFC 3168 senders and Linux's DCTCP send; ECT(1) is L4S's (RFC 9331).
+            ("UseEct0", ["bool", True]),
+        ):
+            self.default(f"ns3::TcpDctcp::{name}", v, p, name)
+
+    def cc_bbr(self, cc, p, f):
+        gain = float(cc.pop("cwnd_gain"))
+        if gain != 2.0:
+            self.refuse(f"{p}.cwnd_gain", f"{gain} (ns-3's TcpBbr fixes ProbeBW's at 2)")
+        rounds = cc.pop("bw_filter_rounds")
+        if rounds != int(rounds):
+            self.refuse(f"{p}.bw_filter_rounds", "not whole (ns-3 counts rounds)")
+        for name, v in (
+            ("HighGain", ["double", float(cc.pop("high_gain"))]),
+            ("BwWindowLength", ["uint", int(rounds)]),
+            # BBR v1 probes the RTT when its min-RTT filter's sample expires: ns-3's
+            # RttWindowLength is both the filter's length and the ProbeRTT interval.
+            ("RttWindowLength", _t(cc.pop("probe_rtt_interval"))),
+            ("ProbeRttDuration", _t(cc.pop("probe_rtt_duration"))),
+            # Not scenario fields: ns-3's (and Linux's) values, written.
+            ("ExtraAckedRttWindowLength", ["uint", 5]),
+            ("AckEpochAckedResetThresh", ["uint", 1 << 12]),
+            ("Stream", ["uint", 4]),
+        ):
+            self.default(f"ns3::TcpBbr::{name}", v, p, name)
+        for name, v in (
+            # BBR paces from the first segment (its pacing rate starts at high_gain x
+            # InitialCwnd / RTT); ns-3 leaves the initial window unpaced by default.
+            ("PaceInitialWindow", ["bool", True]),
+            # No cap but BBR's own rate (ns-3's default caps at 4 Gb/s).
+            ("MaxPacingRate", ["datarate", 10**15]),
+        ):
+            self.default(f"ns3::TcpSocketState::{name}", v, p, name)
+
     def tcp(self, i: int, path: str, f: dict[str, Any]) -> dict[str, Any]:
+        socket_type = self.congestion(path, f)
         for key, (want, what) in TCP_FIXED.items():
+            if key == "ecn_retransmits" and socket_type == "ns3::TcpDctcp":
+                want, what = True, "ns-3's DCTCP sends retransmissions ECN-capable"
             have = f.get(key, want)
             if (ns(have) != ns(want)) if key == "max_rto" else have != want:
                 self.refuse(f"{path}.{key}", f"{have!r}: {what}")
@@ -318,7 +437,7 @@ class _Spec:
         window = int(f.get("max_window", 10000)) * seg
         delack = bool(f.get("delayed_ack", False))
         for name, v, field in (
-            ("ns3::TcpL4Protocol::SocketType", ["typeid", "ns3::TcpNewReno"], "variant"),
+            ("ns3::TcpL4Protocol::SocketType", ["typeid", socket_type], "congestion"),
             ("ns3::TcpSocket::SegmentSize", ["uint", seg], "packet_size"),
             ("ns3::TcpSocket::InitialCwnd", ["uint", int(cwnd)], "initial_cwnd"),
             ("ns3::TcpSocket::SndBufSize", ["uint", window], "max_window"),
@@ -363,6 +482,8 @@ class _Spec:
             "send_size": seg,
             "name": f["name"],
             "packet_size": size,
+            # aqmlab's flow time series: ns-3 samples cwnd at each sample_interval.
+            "trace": bool(f.get("trace", False)),
         }
         return row
 
@@ -383,6 +504,7 @@ def translate(canonical: dict[str, Any]) -> dict[str, Any]:
         "rng_run": 1 + int(sim["run"]),
         "duration_ns": ns(sim["duration"]),
         "warmup_ns": ns(sim.get("warmup", "0ns")),
+        "sample_ns": ns(sim["sample_interval"]) if "sample_interval" in sim else None,
         "defaults": s.defaults,
         "nodes": [n["name"] for n in canonical["nodes"]],
         "links": links,

@@ -45,6 +45,17 @@ impl Simulator<'_> {
         self.segments = segs;
     }
 
+    pub(super) fn on_pace_timer(&mut self, f: usize) {
+        let now = self.now;
+        let mut segs = std::mem::take(&mut self.segments);
+        if let Some(tcp) = &mut self.flows[f].tcp {
+            tcp.pace_timer = None;
+            tcp.sender.on_pace_timer(now, &mut segs);
+        }
+        self.tcp_emit(f, &mut segs);
+        self.segments = segs;
+    }
+
     pub(super) fn on_delack_timer(&mut self, f: usize) {
         let now = self.now;
         let Some(tcp) = &mut self.flows[f].tcp else {
@@ -151,6 +162,19 @@ impl Simulator<'_> {
             ),
         };
         sync_timer(&mut self.timers, &mut self.events, want, slot, owner);
+        if let End::Sender = end {
+            // A paced sender holding a segment back; None (never paced) costs one branch.
+            if let Some(d) = tcp.sender.pace_deadline() {
+                let owner = TimerOwner::TcpPace(f as u32);
+                sync_timer(
+                    &mut self.timers,
+                    &mut self.events,
+                    Some(d),
+                    &mut tcp.pace_timer,
+                    owner,
+                );
+            }
+        }
     }
 }
 
@@ -240,6 +264,15 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         },
         segments: f.bytes.map(|b| b.0.div_ceil(seg)),
         congestion: f.congestion.clone().unwrap_or_default(),
+        pacing: f.pacing == Some(true),
+        segment_bytes: seg as u32,
+        // The controller's own stream (BBR's ProbeBW phases), derived from the flow's name.
+        congestion_seed: match &f.congestion {
+            Some(c) if c.kind() == "bbr" => {
+                Rng::for_path_of(seed, run, &["flows/", &f.name, "/congestion"]).next_u64()
+            }
+            _ => 0,
+        },
     };
     let delack =
         (f.delayed_ack == Some(true)).then(|| f.delack_timeout.map_or(d::DELACK_TIMEOUT, |x| x.0));
@@ -255,5 +288,6 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         stats_at_warmup: SenderStats::default(),
         delivered_at_warmup: 0,
         ce_at_warmup: 0,
+        pace_timer: None,
     }
 }

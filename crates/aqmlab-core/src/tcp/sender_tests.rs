@@ -27,6 +27,9 @@ fn cfg(variant: Variant) -> SenderConfig {
         clock_phase: 0,
         segments: None,
         congestion: Default::default(),
+        pacing: false,
+        segment_bytes: 1000,
+        congestion_seed: 0,
     }
 }
 

@@ -424,8 +424,7 @@ def queue(
 
 
 def reno() -> dict[str, Any]:
-    """Reno's window growth and halving (RFC 5681), a TCP flow's default controller
-    (docs/scenarios.md, `congestion`)."""
+    """Reno (RFC 5681), a TCP flow's default controller (docs/scenarios.md, `congestion`)."""
     return {"type": "reno"}
 
 
@@ -435,6 +434,12 @@ def cubic(
     """CUBIC (RFC 9438) as a TCP flow's controller. Defaults: c 0.4, beta 0.7,
     fast_convergence true."""
     return _opt({"type": "cubic"}, c=c, beta=beta, fast_convergence=fast_convergence)
+
+
+def bbr(**fields: Any) -> dict[str, Any]:
+    """BBR v1 as a TCP flow's controller (always paced); its fields and Linux's defaults are
+    in docs/scenarios.md (`bbr`), e.g. ``bbr(probe_rtt_interval="5s")``."""
+    return _opt({"type": "bbr"}, **fields)
 
 
 def bernoulli(p: float) -> dict[str, Any]:
@@ -588,9 +593,11 @@ def tcp(
     ecn_backoff: bool | None = None,
     trace: bool | None = None,
     congestion: dict[str, Any] | None = None,
+    pacing: bool | None = None,
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer;
-    ``congestion`` its controller (:func:`reno`, the default, or :func:`cubic`).
+    ``congestion`` its controller (:func:`reno`, the default, :func:`cubic`, :func:`bbr`);
+    ``pacing`` at Linux's default rate for Reno and CUBIC (BBR always paces).
 
     Every field, its allowed values and its default (ns-2's for timers and windows) are in
     docs/scenarios.md (`tcp`); each choice between the RFCs and ns-2 is in docs/tcp.md."""

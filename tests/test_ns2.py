@@ -80,6 +80,9 @@ def test_what_ns2_cannot_run_is_refused_with_the_whole_list():
             sc.poisson("p", "a", "b", rate="1Mbps", packet_size=500, size_dist="exponential"),
             sc.tcp("cubic", "a", "b", packet_size=1000, congestion=sc.cubic()),
             sc.tcp("reno", "a", "b", packet_size=1000, congestion=sc.reno()),
+            sc.tcp("bbr", "a", "b", packet_size=1000, congestion=sc.bbr()),
+            sc.tcp("paced", "a", "b", packet_size=1000, pacing=True),
+            sc.tcp("unpaced", "a", "b", packet_size=1000, pacing=False),
         ],
         loss=sc.gilbert_elliott(p_gb=0.01, p_bg=0.5),
     )
@@ -95,9 +98,13 @@ def test_what_ns2_cannot_run_is_refused_with_the_whole_list():
         "flows[2].ecn_retransmits",
         "flows[3].size_dist",
         "flows[4].congestion",
+        "flows[6].congestion",
+        "flows[7].pacing",
     ]
     assert "'codel'" in str(e.value) and "PRR" in str(e.value)
     assert "'cubic': ns-2.35's TCP agents are Reno only" in str(e.value)
+    assert "'bbr': ns-2.35's TCP agents are Reno only" in str(e.value)
+    assert "no pacing" in str(e.value)
 
 
 def test_red_refusals_name_the_field_and_the_way_out():

@@ -134,3 +134,21 @@ def test_congestion_builders_emit_the_tables_and_dctcp_runs_through_a_step():
     bad = scenario([sc.tcp("t", "s0", "d0", congestion=sc.dctcp())])
     with pytest.raises(aqmlab.ScenarioError, match=r"flows\[0\]\.ecn.*needs ecn = true"):
         aqmlab.run(bad)
+
+
+def test_bbr_builder_and_its_trace_columns():
+    # sc.bbr() is the file's table; a traced BBR flow's time series carries its own metrics
+    # beside the sender's (NaN for a Reno flow traced in the same run).
+    assert sc.bbr(probe_rtt_interval="5s") == {"type": "bbr", "probe_rtt_interval": "5s"}
+    flows = [
+        sc.tcp("b", "s0", "d0", variant="sack", trace=True, congestion=sc.bbr()),
+        sc.tcp("r", "s1", "d1", trace=True, pacing=True),
+    ]
+    ts = aqmlab.run(scenario(flows, duration="5s")).flow_timeseries
+    b, r = ts[ts["flow"] == "b"], ts[ts["flow"] == "r"]
+    for col in ("bbr_state", "pacing_gain", "btl_bw_pps", "min_rtt_s", "inflight_pkts"):
+        assert col in ts.columns
+        assert r[col].isna().all()
+    # The flow leaves Startup (0) for ProbeBW (2) within 5 s on an idle 10 Mb/s path.
+    assert b["bbr_state"].iloc[0] == 0 and (b["bbr_state"] == 2).any()
+    assert b["btl_bw_pps"].max() > 0 and (r["cwnd"] > 2).any()

@@ -29,4 +29,11 @@ def dctcp(*, g: float | None = None, initial_alpha: float | None = None) -> dict
     return _opt({"type": "dctcp"}, g=g, initial_alpha=initial_alpha)
 
 
-__all__ = ["cubic", "dctcp", "reno"]
+
+def bbr(**fields: Any) -> dict[str, Any]:
+    """BBR v1 as a TCP flow's controller (always paced); its fields and Linux's defaults are
+    in docs/scenarios.md (`bbr`), e.g. ``bbr(probe_rtt_interval="5s")``."""
+    return _opt({"type": "bbr"}, **fields)
+
+
+__all__ = ["bbr", "cubic", "dctcp", "reno"]

@@ -81,7 +81,9 @@ class Results:
         flow_timeseries: one row per (sample time, traced TCP flow): cwnd and ssthresh in
             segments, smoothed RTT in seconds, cumulative delivered_pkts (unique segments
             delivered in order), cwnd_base (the window without Reno/NewReno fast recovery's
-            inflation: ns-2's ``cwnd_``) (flows with ``trace = true``).
+            inflation: ns-2's ``cwnd_``), then the controller's own metrics (CUBIC's
+            w_max, k, w_est; BBR's bbr_state, pacing_gain, btl_bw_pps, min_rtt_s, ...; NaN
+            for a flow whose controller has no such metric) (flows with ``trace = true``).
         queue_dist: fraction of time each queue held exactly ``n_pkts`` waiting packets.
         queue_colours (only when a marker coloured some packet): the queue counters by
             drop precedence, one row per (queue, colour seen): arrivals, enqueued,

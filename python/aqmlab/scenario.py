@@ -19,7 +19,7 @@ import tomli_w
 
 from aqmlab import _core
 from aqmlab._fields import opt as _opt
-from aqmlab.congestion import cubic, dctcp, reno  # re-exported: sc.cubic()
+from aqmlab.congestion import bbr, cubic, dctcp, reno  # re-exported: sc.cubic()
 
 SCHEMA_VERSION: int = _core.SCHEMA_VERSION
 
@@ -578,10 +578,12 @@ def tcp(
     ecn_backoff: bool | None = None,
     trace: bool | None = None,
     congestion: dict[str, Any] | None = None,
+    pacing: bool | None = None,
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer;
-    ``congestion`` its controller (:func:`reno`, the default, :func:`cubic` or
-    :func:`dctcp`).
+    ``congestion`` its controller (:func:`reno`, the default, :func:`cubic`,
+    :func:`dctcp` or :func:`bbr`); ``pacing`` at Linux's default rate for Reno and CUBIC
+    (BBR always paces).
 
     Every field, its allowed values and its default (ns-2's for timers and windows) are in
     docs/scenarios.md (`tcp`); each choice between the RFCs and ns-2 is in docs/tcp.md."""
@@ -853,6 +855,7 @@ __all__ = [
     "cbr",
     "codel",
     "cubic",
+    "bbr",
     "dctcp",
     "droptail",
     "engine_text",

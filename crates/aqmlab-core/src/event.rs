@@ -631,6 +631,8 @@ pub enum TimerOwner {
     /// A TCP flow's retransmission timer and its receiver's delayed-ACK timer (flow index).
     TcpRto(u32),
     TcpDelAck(u32),
+    /// A paced TCP sender's next send time (`tcp::pacing`).
+    TcpPace(u32),
 }
 
 /// A handle to an armed timer; stale after it fires or is cancelled.

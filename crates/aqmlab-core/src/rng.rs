@@ -13,6 +13,8 @@
 use rand_core::Rng as _;
 use rand_pcg::Pcg64;
 
+/// Clone and Debug: a controller holding its stream lives in a `Clone + Debug` sender.
+#[derive(Clone, Debug)]
 pub struct Rng(Pcg64);
 
 fn splitmix64(mut z: u64) -> u64 {

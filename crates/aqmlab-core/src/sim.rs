@@ -157,7 +157,9 @@ impl TimeSeries {
     }
 
     /// Every traced flow's series: cwnd and ssthresh in segments, srtt_s, delivered_pkts,
-    /// cwnd_base (the window without fast recovery's inflation: ns-2's `cwnd_`).
+    /// cwnd_base (the window without fast recovery's inflation: ns-2's `cwnd_`), then the
+    /// controller's metrics (`Controller::metric_names`: CUBIC's w_max, k, w_est; BBR's
+    /// state, gains, bandwidth, RTprop, ...).
     pub fn flow_series(&self) -> impl Iterator<Item = Series<'_>> {
         self.flows.series()
     }
@@ -369,7 +371,13 @@ impl<'a> Simulator<'a> {
         let mut traced = vec![];
         for (i, f) in s.flows.iter().enumerate() {
             if f.trace == Some(true) {
-                traced.push((i, ts.flows.add(f.name.clone(), &FLOW_METRICS)));
+                // The controller's own state after the sender's (none for Reno).
+                let own = flows[i]
+                    .tcp
+                    .as_ref()
+                    .map_or(&[][..], |t| t.sender.controller_metric_names());
+                let all: Vec<&'static str> = FLOW_METRICS.iter().chain(own).copied().collect();
+                traced.push((i, ts.flows.add(f.name.clone(), &all)));
             }
         }
         ts.queues.allocate();
@@ -524,6 +532,7 @@ impl<'a> Simulator<'a> {
                 Event::Timer { slot, generation } => match self.timers.fire(slot, generation) {
                     Some(TimerOwner::TcpRto(f)) => self.on_rto_timer(f as usize),
                     Some(TimerOwner::TcpDelAck(f)) => self.on_delack_timer(f as usize),
+                    Some(TimerOwner::TcpPace(f)) => self.on_pace_timer(f as usize),
                     Some(TimerOwner::Queue(id)) => {
                         let q = &mut self.queues[id.ix()];
                         // A periodic AQM must learn of an idle period before it acts on it

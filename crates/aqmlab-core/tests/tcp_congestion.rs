@@ -103,6 +103,8 @@ const CASES: &[(&str, &str, &str, &str, &str, &str)] = &[
         "flows[0].dupack_response", "\"retransmit_only\"", "only used with congestion type = \"reno\""),
     ("dctcp without ecn", r#"congestion = { type = "dctcp" }"#, "",
         "flows[0].ecn", "false", "congestion type = \"dctcp\" needs ecn = true"),
+    ("dctcp ecn_retransmits false", "ecn = true\necn_retransmits = false\ncongestion = { type = \"dctcp\" }", "",
+        "flows[0].ecn_retransmits", "false", "DCTCP sends every segment ECT(0)"),
     ("dctcp g zero", "ecn = true\ncongestion = { type = \"dctcp\", g = 0.0 }", "",
         "flows[0].congestion.g", "0", "must be in (0, 1]"),
     ("dctcp g above one", "ecn = true\ncongestion = { type = \"dctcp\", g = 1.5 }", "",

@@ -99,7 +99,7 @@ QUEUE_CLASS = {"droptail": "DropTail", "red": "RED", "ared": "RED", "rem": "REM"
 # until the translation learns it, never dropped silently.
 FLOW_FIELDS = {"name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"}
 KIND_FIELDS = {
-    "tcp": {*TCP_DEFAULTS, "bytes", "congestion"},
+    "tcp": {*TCP_DEFAULTS, "bytes", "congestion", "pacing"},
     "cbr": {"rate"},
     "poisson": {"rate", "pkt_rate", "size_dist"},
     "onoff": {"rate", "on_time", "off_time", "period_dist", "shape"},
@@ -477,6 +477,11 @@ class _Writer:
             ),
             ("initial_cwnd", t["initial_cwnd"] != int(t["initial_cwnd"]), "not whole"),
             ("stop", "stop" in f, "a TCP stop time (not translated yet)"),
+            (
+                "pacing",
+                bool(f.get("pacing", False)),
+                "true (ns-2.35's TCP agents send as the ACKs clock them; no pacing)",
+            ),
             (
                 "ecn_backoff",
                 f["ecn"] and not t["ecn_backoff"],

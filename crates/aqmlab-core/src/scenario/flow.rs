@@ -205,6 +205,11 @@ pub struct FlowSpec {
     /// `{ type = "dctcp", g, initial_alpha }` (RFC 8257; needs `ecn = true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub congestion: Option<CongestionSpec>,
+    /// Pace the segments (`tcp::pacing`): at the controller's rate, or at Linux's default
+    /// (2·cwnd/SRTT in slow start, 1.2·cwnd/SRTT after) for one without (Reno, CUBIC).
+    /// Default false: ACK-clocked. BBR always paces (`false` is refused with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
 }
 
 /// Defaults of the TCP fields: ns-2.35's (`tcl/lib/ns-default.tcl`), except `max_window`,
@@ -306,6 +311,7 @@ impl FlowSpec {
             ("ecn_backoff", f.ecn_backoff.is_some()),
             ("trace", f.trace.is_some()),
             ("congestion", f.congestion.is_some()),
+            ("pacing", f.pacing.is_some()),
         ];
         let allowed: &[&str] = match f.kind {
             FlowKind::Cbr => &["rate"],
@@ -334,6 +340,7 @@ impl FlowSpec {
                 "ecn_backoff",
                 "trace",
                 "congestion",
+                "pacing",
             ],
         };
         for (field, is) in present {
@@ -525,8 +532,17 @@ impl FlowSpec {
         }
         if let Some(cc) = &f.congestion {
             cc.validate(&format!("{p}.congestion"), pr);
+            super::flow_bbr::check(f, cc, p, pr);
             // `halving` and `ecn_backoff` are Reno's (ns-2's) too, but a profile fills them
             // in for every TCP flow: CUBIC does not read them.
+            if cc.kind() == "dctcp" && f.ecn_retransmits == Some(false) {
+                pr.err(
+                    format!("{p}.ecn_retransmits"),
+                    "false",
+                    "DCTCP sends every segment ECT(0), retransmissions included (Linux); \
+                     omit it or set true",
+                );
+            }
             if cc.kind() == "dctcp" && !f.ecn {
                 pr.err(
                     format!("{p}.ecn"),

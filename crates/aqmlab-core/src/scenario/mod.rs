@@ -10,6 +10,7 @@
 //! builder == file == echo is testable.
 
 mod flow;
+mod flow_bbr;
 mod json;
 mod profile;
 pub mod repeat;

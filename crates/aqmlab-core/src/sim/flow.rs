@@ -104,6 +104,8 @@ pub(super) struct TcpState {
     pub(super) stats_at_warmup: SenderStats,
     pub(super) delivered_at_warmup: u64,
     pub(super) ce_at_warmup: u64,
+    /// The pacing timer (`tcp::pacing`), as `rto_timer`.
+    pub(super) pace_timer: Option<(TimerHandle, Time)>,
 }
 
 /// A flow's counters and TCP state.

@@ -80,7 +80,15 @@ impl Simulator<'_> {
                 let s = &tcp.sender;
                 let delivered = tcp.receiver.delivered as f64;
                 let values = [s.cwnd, s.ssthresh, s.srtt_s(), delivered, s.cwnd_base()];
-                self.ts.flows.record(e, k, &values);
+                let buf = &mut self.metric_buf;
+                buf.clear();
+                buf.extend(values);
+                let own = s.controller_metric_names().len();
+                if own > 0 {
+                    buf.resize(values.len() + own, f64::NAN);
+                    s.controller_metrics(&mut buf[values.len()..]);
+                }
+                self.ts.flows.record(e, k, buf);
             }
         }
         self.sample_switch_inputs();

@@ -51,6 +51,17 @@ impl Simulator<'_> {
         self.segments = segs;
     }
 
+    pub(super) fn on_pace_timer(&mut self, f: usize) {
+        let now = self.now;
+        let mut segs = std::mem::take(&mut self.segments);
+        if let Some(tcp) = &mut self.flows[f].tcp {
+            tcp.pace_timer = None;
+            tcp.sender.on_pace_timer(now, &mut segs);
+        }
+        self.tcp_emit(f, &mut segs);
+        self.segments = segs;
+    }
+
     pub(super) fn on_delack_timer(&mut self, f: usize) {
         let now = self.now;
         let Some(tcp) = &mut self.flows[f].tcp else {
@@ -158,6 +169,19 @@ impl Simulator<'_> {
             ),
         };
         sync_timer(&mut self.timers, &mut self.events, want, slot, owner);
+        if let End::Sender = end {
+            // A paced sender holding a segment back; None (never paced) costs one branch.
+            if let Some(d) = tcp.sender.pace_deadline() {
+                let owner = TimerOwner::TcpPace(f as u32);
+                sync_timer(
+                    &mut self.timers,
+                    &mut self.events,
+                    Some(d),
+                    &mut tcp.pace_timer,
+                    owner,
+                );
+            }
+        }
     }
 }
 
@@ -254,6 +278,15 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
             }
         },
         segments: f.bytes.map(|b| b.0.div_ceil(seg)),
+        pacing: f.pacing == Some(true),
+        segment_bytes: seg as u32,
+        // The controller's own stream (BBR's ProbeBW phases), derived from the flow's name.
+        congestion_seed: match &congestion {
+            CongestionSpec::Bbr(_) => {
+                Rng::for_path_of(seed, run, &["flows/", &f.name, "/congestion"]).next_u64()
+            }
+            _ => 0,
+        },
         congestion,
     };
     let delack =
@@ -273,5 +306,6 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         stats_at_warmup: SenderStats::default(),
         delivered_at_warmup: 0,
         ce_at_warmup: 0,
+        pace_timer: None,
     }
 }

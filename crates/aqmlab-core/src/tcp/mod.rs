@@ -4,6 +4,8 @@
 //! simulator (`crate::sim`) turns them into packets and timers.
 
 pub mod congestion;
+pub mod delivery;
+pub mod pacing;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;

@@ -48,6 +48,8 @@
 
 use super::congestion::{Acked, AnyController, Congestion, CongestionSpec, Controller, Delivery};
 pub use super::congestion::{DupackResponse, Halving};
+use super::delivery::DeliveryRate;
+use super::pacing::Pacer;
 use super::receiver::Ack;
 use super::rtt::{Rtt, RttConfig, RttRule};
 use crate::units::Time;
@@ -125,6 +127,12 @@ pub struct SenderConfig {
     pub segments: Option<u64>,
     /// The congestion controller (`super::congestion`); Reno by default.
     pub congestion: CongestionSpec,
+    /// Pace at Linux's default rate when the controller has none (`super::pacing`).
+    pub pacing: bool,
+    /// Bytes per segment (BBR's send quantum).
+    pub segment_bytes: u32,
+    /// Seed of the controller's random stream (BBR's ProbeBW phase), drawn from the flow's.
+    pub congestion_seed: u64,
 }
 
 /// One segment to put on the wire.
@@ -180,6 +188,8 @@ impl SenderStats {
 
 const SACKED: u8 = 1;
 const RETX: u8 = 2;
+/// Counted in a rate sample's losses already (only with delivery-rate sampling).
+const LOST: u8 = 4;
 
 #[derive(Clone, Debug)]
 pub struct Sender {
@@ -234,6 +244,11 @@ pub struct Sender {
     /// PRR (RFC 6937) state of the current recovery, in segments.
     prr: PrrState,
     pub stats: SenderStats,
+    /// Delivery-rate sampling (`super::delivery`), for a controller that wants it; boxed
+    /// and absent otherwise, so that Reno's and CUBIC's senders carry one word.
+    rate: Option<Box<DeliveryRate>>,
+    /// Pacing (`super::pacing`), when the controller paces or the flow asks for it.
+    pacer: Option<Box<Pacer>>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -286,8 +301,11 @@ impl Sender {
             sacked: 0,
             prr: PrrState::default(),
             stats: SenderStats::default(),
+            rate: None,
+            pacer: None,
             cfg,
         }
+        .with_rate_and_pacing()
     }
 
     pub fn snd_una(&self) -> u64 {
@@ -298,7 +316,10 @@ impl Sender {
     }
     /// The window without Reno/NewReno recovery's inflation: ns-2's `cwnd_`, which papers plot.
     pub fn cwnd_base(&self) -> f64 {
-        let inflated = self.in_recovery && self.cfg.variant != Variant::Sack && !self.prr_on();
+        let inflated = self.in_recovery
+            && self.cfg.variant != Variant::Sack
+            && !self.prr_on()
+            && self.rate.is_none();
         if inflated {
             self.base
         } else {
@@ -329,6 +350,7 @@ impl Sender {
 
     fn transmit(&mut self, seq: u64, now: Time, out: &mut Vec<Segment>) {
         let retransmit = seq < self.maxseq;
+        self.stamp_sent(seq, now);
         if retransmit {
             self.stats.retransmits += 1;
             // Karn (ns-2 ends a measurement only at a timeout or fast retransmit instead).
@@ -361,9 +383,10 @@ impl Sender {
             retransmit,
             cwr,
         });
+        self.pace_sent(now);
     }
 
-    fn apply_sack(&mut self, ack: &Ack) {
+    fn apply_sack(&mut self, ack: &Ack, now: Time) {
         for &(l, r) in ack.sack_blocks() {
             let lo = l.max(self.snd_una);
             let hi = r.min(self.maxseq);
@@ -372,6 +395,9 @@ impl Sender {
                 if *f & SACKED == 0 {
                     *f |= SACKED;
                     self.sacked += 1;
+                    if let Some(r) = self.rate.as_deref_mut() {
+                        r.sacked(s, now);
+                    }
                 }
             }
         }
@@ -436,10 +462,13 @@ impl Sender {
     }
 
     fn send_more(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if let Some(p) = self.pacer.as_deref_mut() {
+            p.clear_deadline();
+        }
         if self.cfg.variant == Variant::Sack && self.in_recovery {
             let lost = self.lost_flags();
             let mut pipe = self.pipe(&lost);
-            while self.cwnd - pipe as f64 >= 1.0 {
+            while self.cwnd - pipe as f64 >= 1.0 && self.pace_allows(now) {
                 let Some(seq) = self.next_seg(&lost) else {
                     break;
                 };
@@ -454,23 +483,34 @@ impl Sender {
         if self.in_recovery && self.prr_on() {
             // Without SACK, PRR's sndcnt is spent on new data (the retransmissions of
             // NewReno's holes were sent by the ACK handling and counted in prr_out).
-            for _ in 0..std::mem::take(&mut self.prr.sndcnt) {
-                if !self.can_send_new() {
-                    break;
+            // What pacing holds back stays in sndcnt for the pacing timer; the rest of an
+            // ACK's allowance that the data cannot use is dropped.
+            while self.prr.sndcnt > 0 && self.can_send_new() {
+                if !self.pace_allows(now) {
+                    return;
                 }
+                self.prr.sndcnt -= 1;
                 let seq = self.snd_nxt;
                 self.snd_nxt += 1;
                 self.transmit(seq, now, out);
             }
+            self.prr.sndcnt = 0;
             return;
         }
         // Only ecn_backoff's mark response takes cwnd below 1 (to 0: wait for the timer).
         let floor = if self.cfg.ecn_backoff { 0.0 } else { 1.0 };
-        let cwnd = self.cwnd.floor().max(floor) as u64 + self.lt_allow as u64;
+        let extra = self.window_extra();
+        let cwnd = self.cwnd.floor().max(floor) as u64 + extra;
         let wnd = cwnd.min(self.cfg.max_window as u64);
-        while self.snd_nxt < self.snd_una + wnd && self.snd_nxt < self.app_limit {
+        while self.snd_nxt < self.snd_una + wnd
+            && self.snd_nxt < self.app_limit
+            && self.pace_allows(now)
+        {
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
+            if self.rate.is_some() && self.sacked_at(seq) {
+                continue;
+            }
             self.transmit(seq, now, out);
         }
     }
@@ -513,8 +553,9 @@ impl Sender {
             self.stats.ecn_reactions += 1;
         }
         let (una0, sacked0) = (self.snd_una, self.sacked);
+        let sampled = self.sample_start();
         if self.cfg.variant == Variant::Sack {
-            self.apply_sack(ack);
+            self.apply_sack(ack, now);
         }
         // RFC 9937's "safe ACK" as ns-3 approximates it: a retransmission is acked.
         let safe_ack = ack.ack > self.snd_una
@@ -530,80 +571,30 @@ impl Sender {
             dup = true;
             self.on_dupack(ack.ack, now, out);
         }
-        if self.prr_on() {
+        if self.prr_on() || sampled.is_some() {
             let delivered = self.delivered_data(una0, sacked0, dup);
-            if self.in_recovery {
+            if self.prr_on() && self.in_recovery {
                 self.prr_update(delivered, safe_ack);
+            }
+            if let Some((prior_in_flight, rtx0)) = sampled {
+                self.rate_sampled_ack(delivered, prior_in_flight, rtx0, una0, ack, now);
             }
         }
         self.send_more(now, out);
+        self.check_app_limited();
     }
 
     fn prr_on(&self) -> bool {
         matches!(self.cfg.recovery, Recovery::Prr(_))
     }
 
-    /// RFC 6937 DeliveredData of this ACK, in segments. With SACK: the advance of snd.una
-    /// plus the change in SACKed segments. Without: one segment per duplicate ACK (in
-    /// recovery only while prr_delivered < RecoverFS), and on an advance the advance less
-    /// the duplicate ACKs counted before it.
-    fn delivered_data(&mut self, una0: u64, sacked0: u64, dup: bool) -> u64 {
-        let advance = self.snd_una - una0;
-        if self.cfg.variant == Variant::Sack {
-            return (advance + self.sacked).saturating_sub(sacked0);
-        }
-        let p = &mut self.prr;
-        let delivered = if dup {
-            let counts = !self.in_recovery || p.delivered < p.recover_fs;
-            p.dup_credit += counts as u64;
-            counts as u64
-        } else {
-            let covered = advance.min(p.dup_credit);
-            p.dup_credit -= covered;
-            advance - covered
-        };
-        if !self.in_recovery && !dup {
-            p.dup_credit = 0;
-        }
-        delivered
-    }
-
-    /// RFC 6937 on an ACK during recovery: prr_delivered += DeliveredData, then sndcnt
-    /// from the proportional rule (pipe > ssthresh) or the reduction bound, and
-    /// cwnd = pipe + sndcnt.
-    fn prr_update(&mut self, delivered: u64, safe_ack: bool) {
-        let Recovery::Prr(bound) = self.cfg.recovery else {
-            return;
-        };
-        self.prr.delivered += delivered;
-        let pipe = if self.cfg.variant == Variant::Sack {
-            self.pipe(&self.lost_flags())
-        } else {
-            self.flight().saturating_sub(self.prr.dup_credit)
-        };
-        let (p, ss) = (&self.prr, self.ssthresh);
-        let sndcnt = if pipe as f64 > ss {
-            let target = libm::ceil(p.delivered as f64 * ss / p.recover_fs.max(1) as f64);
-            target as i64 - p.out as i64
-        } else {
-            let behind = p.delivered as i64 - p.out as i64;
-            let limit = match bound {
-                PrrBound::Ssrb => behind.max(delivered as i64) + 1,
-                PrrBound::Crb => behind,
-                PrrBound::SafeAck => behind.max(delivered as i64) + safe_ack as i64,
-            };
-            limit.min(libm::floor(ss - pipe as f64) as i64)
-        };
-        // The fast retransmit always goes out (RFC 9937, ns-3); here it already has.
-        let floor = u64::from(p.out == 0);
-        self.prr.sndcnt = (sndcnt.max(0) as u64).max(floor);
-        self.cwnd = (pipe + self.prr.sndcnt) as f64;
-    }
-
     fn on_new_ack(&mut self, a: u64, ece: bool, now: Time, out: &mut Vec<Segment>) {
         let newly = a - self.snd_una;
         self.lt_allow = 0;
         let mut rtt = None;
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.acked_to(a, now);
+        }
         if let Some((s, t)) = self.timed {
             if a > s {
                 let ns2_partial = self.cfg.rtt_rule != RttRule::Rfc6298
@@ -678,16 +669,20 @@ impl Sender {
                 restart_timer = first || self.cfg.partial_ack == PartialAck::Ns2_2001;
             }
         }
+        // A rate-sampling controller is asked once per ACK, at its end (`rate_sampled_ack`).
         if grow {
             self.dupacks = 0;
-            let acked = Acked {
-                segments: newly,
-                rtt,
-                ece,
-                now,
-                srtt_s: self.rtt.srtt_s(),
-            };
-            self.cwnd = self.cc.on_ack(self.cwnd, self.ssthresh, &acked);
+            if self.rate.is_none() {
+                let acked = Acked {
+                    segments: newly,
+                    rtt,
+                    ece,
+                    now,
+                    srtt_s: self.rtt.srtt_s(),
+                    rate: None,
+                };
+                self.cwnd = self.cc.on_ack(self.cwnd, self.ssthresh, &acked);
+            }
         }
         if self.cfg.ecn_backoff && self.cwnd < 1.0 {
             // A window of 0 after a mark (ecn_backoff): only the timer sends again (ns-2
@@ -834,16 +829,19 @@ impl Sender {
         self.ecn_guard = self.maxseq;
         self.cwr_pending = self.cfg.ecn;
         // Go back N, as ns-2 and most stacks without SACK do; the scoreboard is cleared
-        // (ns-2 Sack1; RFC 6675 §5.1 allows keeping it).
-        for f in self.board.iter_mut() {
-            *f = 0;
-        }
-        self.sacked = 0;
+        // (ns-2 Sack1; RFC 6675 §5.1 allows keeping it), but with rate sampling.
+        self.clear_board_at_timeout();
         self.prr = PrrState::default();
         self.snd_nxt = self.snd_una;
         self.send_more(now, out);
     }
 }
+
+#[path = "sender_rate.rs"]
+mod rate;
+
+#[path = "sender_prr.rs"]
+mod prr;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

@@ -27,6 +27,9 @@ fn cfg(variant: Variant) -> SenderConfig {
         clock_phase: 0,
         segments: None,
         congestion: Default::default(),
+        pacing: false,
+        segment_bytes: 1000,
+        congestion_seed: 0,
     }
 }
 
@@ -770,4 +773,36 @@ fn cwnd_base_is_the_window_without_the_inflation() {
     s.on_ack(&ack(s.recover), 300 * MS, &mut out);
     assert!(!s.in_recovery);
     assert_eq!(s.cwnd_base(), s.cwnd);
+}
+
+/// `pacing = true` on NewReno: Linux's default rate. Before an RTT sample nothing is paced
+/// (the initial window leaves at once); the ACK at 100 ms gives SRTT 0.1 s and cwnd 11 in
+/// slow start (11 < ssthresh/2), so the rate is 2·11/0.1 = 220 segments/s: segment 10
+/// leaves now, 11 waits 1/220 s (4 545 455 ns), and only the pacing timer sends it.
+#[test]
+fn pacing_spaces_segments_at_linuxs_default_rate() {
+    let mut s = Sender::new(SenderConfig {
+        initial_cwnd: 10.0,
+        pacing: true,
+        ..cfg(Variant::NewReno)
+    });
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
+    assert_eq!(s.pace_deadline(), None);
+    out.clear();
+    s.on_ack(&ack(1), 100 * MS, &mut out);
+    assert_eq!(seqs(&out), vec![10]);
+    let due = 100 * MS + 4_545_455;
+    assert_eq!(s.pace_deadline(), Some(due));
+    out.clear();
+    s.on_pace_timer(due - 1, &mut out);
+    assert!(out.is_empty(), "a stale wakeup sends nothing");
+    s.on_pace_timer(due, &mut out);
+    assert_eq!(seqs(&out), vec![11]);
+    assert_eq!(
+        s.pace_deadline(),
+        None,
+        "the window, not pacing, holds the rest"
+    );
 }

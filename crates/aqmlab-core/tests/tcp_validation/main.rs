@@ -729,6 +729,9 @@ fn limited_transmit_data_is_not_in_the_halved_flightsize() {
         clock_phase: 0,
         segments: None,
         congestion: Default::default(),
+        pacing: false,
+        segment_bytes: PACKET_BYTES as u32,
+        congestion_seed: 0,
     });
     let ack = |n: u64| Ack {
         ack: n,

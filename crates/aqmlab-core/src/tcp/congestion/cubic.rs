@@ -292,6 +292,7 @@ mod tests {
             ece: false,
             now,
             srtt_s,
+            rate: None,
         }
     }
 

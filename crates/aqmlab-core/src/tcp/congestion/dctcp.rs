@@ -201,6 +201,7 @@ mod tests {
         ece: false,
         now: 0,
         srtt_s: f64::NAN,
+        rate: None,
     };
 
     /// α after windows with F = 1/4, 1 and 0 from α₀ = 1, g = 1/16: the EWMA exactly.

@@ -15,18 +15,23 @@
 //! | `on_congestion` | a fast retransmit, an ECN reaction, a retransmission timeout | ssthresh and the un-inflated cwnd |
 //! | `on_recovery_end` | fast recovery ends (the sender sets the exit window) | nothing |
 //! | `pacing_rate` | the sender may pace | segments per second, None: ACK-clocked |
+//! | `wants_rate` | at the sender's start | true: a delivery-rate sample (`Acked::rate`) on every ACK, and the controller sets the window on each, in recovery too |
+//! | `app_limited` | after each such ACK | true: mark the samples app-limited (BBR's ProbeRTT) |
 //! | `metric_names`, `metrics` | a time-series sample is taken | its own state (none for Reno) |
 //!
 //! Adding an algorithm: one file with its spec, validation, state, pure decisions and tests,
 //! and one line in `registry!` below (the flow's `congestion` table, `CongestionSpec`).
 
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod reno;
 
+use super::delivery::RateSample;
 use super::sender::SenderConfig;
 use crate::check::{inner, tagged_table, Problems};
 use crate::units::Time;
+pub use bbr::{Bbr, BbrConfig, BbrSpec};
 pub use cubic::{Cubic, CubicConfig, CubicSpec};
 pub use dctcp::{Dctcp, DctcpSpec};
 pub use reno::{DupackResponse, Halving, Reno, RenoConfig};
@@ -45,6 +50,9 @@ pub struct Acked {
     pub now: Time,
     /// The sender's smoothed RTT in seconds after this ACK's sample (NaN before the first).
     pub srtt_s: f64,
+    /// The delivery-rate sample (`crate::tcp::delivery`), only for a controller that
+    /// `wants_rate`; then every ACK is given, duplicates and recovery included.
+    pub rate: Option<RateSample>,
 }
 
 /// An ACK that advances snd.una, seen before any window decision (in recovery too).
@@ -100,6 +108,14 @@ pub trait Controller {
     /// A pacing rate in segments per second; None: send as the ACKs clock it.
     fn pacing_rate(&self) -> Option<f64> {
         None
+    }
+    /// Rate samples on every ACK (costly: only BBR asks).
+    fn wants_rate(&self) -> bool {
+        false
+    }
+    /// The samples from now on are app-limited (asked after each rate-sampled ACK).
+    fn app_limited(&self) -> bool {
+        false
     }
     fn metric_names(&self) -> &'static [&'static str] {
         &[]
@@ -222,6 +238,12 @@ macro_rules! controllers {
             fn pacing_rate(&self) -> Option<f64> {
                 match self { $(AnyController::$v(c) => c.pacing_rate()),* }
             }
+            fn wants_rate(&self) -> bool {
+                match self { $(AnyController::$v(c) => c.wants_rate()),* }
+            }
+            fn app_limited(&self) -> bool {
+                match self { $(AnyController::$v(c) => c.app_limited()),* }
+            }
             fn metric_names(&self) -> &'static [&'static str] {
                 match self { $(AnyController::$v(c) => c.metric_names()),* }
             }
@@ -236,4 +258,5 @@ registry! {
     "reno" => Reno(RenoSpec, Reno),
     "cubic" => Cubic(CubicSpec, Cubic),
     "dctcp" => Dctcp(DctcpSpec, Dctcp),
+    "bbr" => Bbr(BbrSpec, Box<Bbr>),
 }

@@ -174,6 +174,7 @@ mod tests {
         ece: false,
         now: 0,
         srtt_s: f64::NAN,
+        rate: None,
     };
     fn rto(flight: u64, base: Option<f64>, repeated: bool) -> Congestion {
         Congestion::Rto {

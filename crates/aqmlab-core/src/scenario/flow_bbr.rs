@@ -1,0 +1,33 @@
+//! The flow fields that cannot apply with a rate-based controller (BBR): it always paces,
+//! and sets the window in recovery itself (Linux's `cong_control` replaces PRR).
+
+use super::flow::{FlowSpec, RecoverySpec};
+use crate::check::Problems;
+use crate::tcp::congestion::CongestionSpec;
+
+pub(super) fn check(f: &FlowSpec, cc: &CongestionSpec, p: &str, pr: &mut Problems) {
+    if cc.kind() != "bbr" {
+        return;
+    }
+    if f.pacing == Some(false) {
+        pr.err(
+            format!("{p}.pacing"),
+            false,
+            "BBR always paces (congestion type = \"bbr\"): remove the field or set it true",
+        );
+    }
+    let prr = match f.recovery {
+        Some(RecoverySpec::PrrSsrb) => Some("prr_ssrb"),
+        Some(RecoverySpec::PrrCrb) => Some("prr_crb"),
+        Some(RecoverySpec::PrrSafeAck) => Some("prr_safe_ack"),
+        _ => None,
+    };
+    if let Some(r) = prr {
+        pr.err(
+            format!("{p}.recovery"),
+            format!("\"{r}\""),
+            "BBR sets the window in recovery itself (congestion type = \"bbr\"): \
+             recovery must be \"classic\"",
+        );
+    }
+}

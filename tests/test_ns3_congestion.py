@@ -122,7 +122,7 @@ def test_dctcp_is_tcp_dctcp_with_ecn_and_the_step_marker_is_red():
     red = sp["links"][0]["queues"][0]["qdisc"]
     assert red["type"] == "ns3::RedQueueDisc"
     a = red["attrs"]
-    assert (a["MinTh"], a["MaxTh"]) == (["double", 39.999], ["double", 40.0])
+    assert a["MinTh"] == a["MaxTh"] == ["double", 40.0]
     assert a["QW"] == ["double", 1.0]
     assert a["UseEcn"] == ["bool", True] and a["UseHardDrop"] == ["bool", False]
     assert a["Gentle"] == ["bool", False] and a["MaxSize"] == ["queuesize", "399p"]

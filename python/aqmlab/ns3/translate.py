@@ -387,6 +387,20 @@ class _Spec:
             self.default(f"ns3::TcpDctcp::{name}", v, p, name)
 
     def cc_bbr(self, cc, p, f):
+        # Constants of ns-3.44's tcp-bbr.cc/.h (no attributes): the field must hold them.
+        high = float(cc["high_gain"])
+        fixed = {
+            "probe_bw_up": 1.25,  # PACING_GAIN_CYCLE[0]
+            "probe_bw_down": 0.75,  # PACING_GAIN_CYCLE[1]
+            "min_cwnd": 4.0,  # m_minPipeCwnd, 4 segments
+            "full_bw_threshold": 1.25,  # CheckFullPipe: growth under 25%
+            "full_bw_rounds": 3,  # ... for 3 rounds
+            "pacing_margin": 0.01,  # m_pacingMargin
+            "drain_gain": 1.0 / high,  # EnterDrain: 1 / m_highGain
+        }
+        for key, want in fixed.items():
+            if key in cc and abs(float(cc.pop(key)) - want) > 1e-12 * max(1.0, want):
+                self.refuse(f"{p}.{key}", f"not ns-3.44's fixed {want:g} (no attribute)")
         gain = float(cc.pop("cwnd_gain"))
         if gain != 2.0:
             self.refuse(f"{p}.cwnd_gain", f"{gain} (ns-3's TcpBbr fixes ProbeBW's at 2)")

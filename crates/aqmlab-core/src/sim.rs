@@ -22,8 +22,8 @@ use crate::rng::Rng;
 use crate::routing::{At, Routes, NO_ROUTE};
 use crate::scenario::{
     Checked, DupackResponseSpec, FlowKind, FlowSpec, FrTimerSpec, HalvingSpec, Names, NodeKind,
-    PartialAckSpec, QueueSpec, RecoverySpec, RttEstimatorSpec, Scenario, ScenarioErrors,
-    TcpVariant,
+    PartialAckSpec, QueueSpec, RecoverGuardSpec, RecoverySpec, RttEstimatorSpec, Scenario,
+    ScenarioErrors, TcpVariant,
 };
 use crate::table::Table;
 use crate::tcp::{

@@ -36,6 +36,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "partial_ack": "rfc6582",
     "halving": "rfc5681",
     "fr_timer": "keep",
+    "recover_guard": "rfc6582",
     "rtt_estimator": "rfc6298",
     "limited_transmit": True,
     "ecn_retransmits": False,
@@ -477,6 +478,11 @@ class _Writer:
             ),
             ("initial_cwnd", t["initial_cwnd"] != int(t["initial_cwnd"]), "not whole"),
             ("stop", "stop" in f, "a TCP stop time (not translated yet)"),
+            (
+                "recover_guard",
+                t["recover_guard"] != "rfc6582",
+                "'ns3.44' (ns-2's guard is highest_ack_ > recover_)",
+            ),
             (
                 "ecn_backoff",
                 f["ecn"] and not t["ecn_backoff"],

@@ -56,6 +56,7 @@ TCP_FIELDS = {
     "granularity",
     "recovery",
     "limited_transmit",
+    "recover_guard",  # ns-3 admits at its m_recover ("ns3.44"); both values run (docs/ns3.md)
     *TCP_FIXED,
 }
 RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr_safe_ack": "ns3::TcpPrrRecovery"}

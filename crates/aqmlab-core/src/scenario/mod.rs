@@ -22,7 +22,8 @@ use crate::check::{inner, tagged_table, Field, Item, Problems, INNER, MAX_PACKET
 use crate::units::{Bytes, Duration, Rate, Time};
 pub use flow::{
     tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, FrTimerSpec, HalvingSpec, OpenLoop,
-    PartialAckSpec, PeriodDist, RecoverySpec, RttEstimatorSpec, SizeDist, TcpVariant,
+    PartialAckSpec, PeriodDist, RecoverGuardSpec, RecoverySpec, RttEstimatorSpec, SizeDist,
+    TcpVariant,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use std::borrow::Cow;

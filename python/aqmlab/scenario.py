@@ -572,6 +572,7 @@ def tcp(
     partial_ack: str | None = None,
     halving: str | None = None,
     fr_timer: str | None = None,
+    recover_guard: str | None = None,
     ack_size: int | str | None = None,
     limited_transmit: bool | None = None,
     ecn_retransmits: bool | None = None,

@@ -36,6 +36,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "partial_ack": "rfc6582",
     "halving": "rfc5681",
     "fr_timer": "keep",
+    "recover_guard": "rfc6582",
     "rtt_estimator": "rfc6298",
     "limited_transmit": True,
     "ecn_retransmits": False,
@@ -481,6 +482,11 @@ class _Writer:
                 "pacing",
                 bool(f.get("pacing", False)),
                 "true (ns-2.35's TCP agents send as the ACKs clock them; no pacing)",
+            ),
+            (
+                "recover_guard",
+                t["recover_guard"] != "rfc6582",
+                "'ns3.44' (ns-2's guard is highest_ack_ > recover_)",
             ),
             (
                 "ecn_backoff",

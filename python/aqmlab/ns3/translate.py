@@ -59,6 +59,7 @@ TCP_FIELDS = {
     "limited_transmit",
     "congestion",
     "pacing",
+    "recover_guard",  # ns-3 admits at its m_recover ("ns3.44"); both values run (docs/ns3.md)
     *TCP_FIXED,
 }
 # The controllers the translation runs, with the fields of each (docs/tcp.md).

@@ -54,6 +54,18 @@ pub enum FrTimerSpec {
     Restart,
 }
 
+/// When a new fast retransmit may follow a recovery or timeout (RFC 6582 §3.2 step 1's
+/// guard): once the cumulative ACK passes one past the highest segment sent then
+/// ("rfc6582", default: ns-2's `highest_ack_ > recover_`, FreeBSD's `snd_recover`), or
+/// once it reaches it ("ns3.44": `TcpSocketBase::DupAck`'s `m_highRxAckMark >= m_recover`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RecoverGuardSpec {
+    #[serde(rename = "rfc6582")]
+    Rfc6582,
+    #[serde(rename = "ns3.44")]
+    Ns3_44,
+}
+
 /// How a loss halves the window (docs/tcp.md): FlightSize / 2 (RFC 5681 eq. 4), or ns-2's
 /// `slowdown` with `precisionReduce_` true (ns-2.35) or false (before 2006).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +192,10 @@ pub struct FlowSpec {
     /// ns-2 does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fr_timer: Option<FrTimerSpec>,
+    /// The guard on a fast retransmit after a recovery or timeout: "rfc6582" (default) or
+    /// "ns3.44" (`RecoverGuardSpec`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recover_guard: Option<RecoverGuardSpec>,
     /// The timer's estimator: RFC 6298's (default) or ns-2's on its `granularity` ticks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_estimator: Option<RttEstimatorSpec>,
@@ -305,6 +321,7 @@ impl FlowSpec {
             ("partial_ack", f.partial_ack.is_some()),
             ("halving", f.halving.is_some()),
             ("fr_timer", f.fr_timer.is_some()),
+            ("recover_guard", f.recover_guard.is_some()),
             ("rtt_estimator", f.rtt_estimator.is_some()),
             ("limited_transmit", f.limited_transmit.is_some()),
             ("ecn_retransmits", f.ecn_retransmits.is_some()),
@@ -334,6 +351,7 @@ impl FlowSpec {
                 "partial_ack",
                 "halving",
                 "fr_timer",
+                "recover_guard",
                 "rtt_estimator",
                 "limited_transmit",
                 "ecn_retransmits",

@@ -9,7 +9,7 @@
 //! `sample_interval` and `stop`, whose defaults depend on the duration), so
 //! builder == file == echo is testable.
 
-mod flow;
+pub(crate) mod flow;
 mod flow_bbr;
 mod json;
 mod profile;

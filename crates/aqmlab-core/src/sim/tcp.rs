@@ -258,6 +258,7 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
             HalvingSpec::Ns2_2001 => Halving::Ns2_2001,
         },
         restart_timer_on_fr: f.fr_timer == Some(FrTimerSpec::Restart),
+        fr_at_recover: f.recover_guard == Some(crate::scenario::flow::RecoverGuardSpec::Ns3_44),
         max_window: f.max_window.unwrap_or(d::MAX_WINDOW),
         initial_cwnd: f.initial_cwnd.unwrap_or(d::INITIAL_CWND),
         // ns-2 starts ssthresh at window_; any value >= the window cap means "no limit".

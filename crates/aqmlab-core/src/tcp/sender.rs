@@ -106,6 +106,10 @@ pub struct SenderConfig {
     pub halving: Halving,
     /// ns-2: a fast retransmit restarts the timer and ends the RTT measurement.
     pub restart_timer_on_fr: bool,
+    /// ns-3.44's guard on a new fast retransmit after a recovery or timeout
+    /// (`recover_guard = "ns3.44"`): the cumulative ACK may reach `recover_guard`
+    /// (`m_highRxAckMark >= m_recover`); false: it must pass it (ns-2, FreeBSD).
+    pub fr_at_recover: bool,
     /// Cap on the window in segments (the receiver window; ns-2's `window_`).
     pub max_window: u32,
     pub initial_cwnd: f64,
@@ -742,7 +746,7 @@ impl Sender {
             return;
         }
         self.lt_allow = 0;
-        if matches!(self.recover_guard, Some(g) if a <= g) {
+        if matches!(self.recover_guard, Some(g) if a < g || a == g && !self.cfg.fr_at_recover) {
             return; // dupacks from the window of an earlier recovery or timeout
         }
         // FlightSize without the data sent by limited transmit (RFC 5681 §3.2 step 2).

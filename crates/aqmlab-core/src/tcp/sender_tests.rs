@@ -13,6 +13,7 @@ fn cfg(variant: Variant) -> SenderConfig {
         partial_ack: PartialAck::Rfc6582,
         halving: Halving::Rfc5681,
         restart_timer_on_fr: false,
+        fr_at_recover: false,
         max_window: 1000,
         initial_cwnd: 2.0,
         initial_ssthresh: 1000.0,
@@ -392,6 +393,29 @@ fn dupacks_acking_exactly_the_data_sent_before_a_timeout_do_not_fast_retransmit(
             cwr: false
         }
     );
+}
+
+/// `recover_guard = "ns3.44"` (ns-3.44's `m_highRxAckMark >= m_recover`): duplicate ACKs
+/// that acknowledge exactly the data sent before the timeout do start a fast retransmit.
+#[test]
+fn ns3_guard_fast_retransmits_at_the_recovery_point() {
+    for variant in [Variant::NewReno, Variant::Sack] {
+        let mut s = Sender::new(SenderConfig {
+            initial_cwnd: 4.0,
+            fr_at_recover: true,
+            ..cfg(variant)
+        });
+        let mut out = vec![];
+        s.start(0, &mut out);
+        s.on_timeout(S, &mut out);
+        s.on_ack(&ack(4), S + 100 * MS, &mut out);
+        out.clear();
+        for k in 0..3 {
+            s.on_ack(&ack(4), S + 101 * MS + k, &mut out);
+        }
+        assert_eq!(s.stats.fast_recoveries, 1, "{variant:?}");
+        assert_eq!((out[0].seq, out[0].retransmit), (4, true), "{variant:?}");
+    }
 }
 
 /// The REM paper's wireless NewReno: a loss found by duplicate ACKs is retransmitted

@@ -716,6 +716,7 @@ fn limited_transmit_data_is_not_in_the_halved_flightsize() {
         partial_ack: PartialAck::Rfc6582,
         halving: Halving::Rfc5681,
         restart_timer_on_fr: false,
+        fr_at_recover: false,
         max_window: 1000,
         initial_cwnd: 10.0,
         initial_ssthresh: 1000.0,

@@ -7,22 +7,16 @@ import pytest
 
 import aqmlab
 from aqmlab import scenario as sc
-from aqmlab.ns3 import pending as ns3_pending
 
 from common import dumbbell
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "scenarios").glob("*.toml"))
-PENDING = ("dctcp", "bbr")
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_scenario_file_runs_at_a_short_horizon(path):
     s = sc.load(path)
-    # DCTCP's and BBR's examples for ns-3 (docs/ns3.md) come before aqmlab runs them.
-    pending = ns3_pending.unaccepted(s)
-    if pending and all(f["congestion"]["type"] in PENDING for f in pending):
-        pytest.skip(f"{path.name}: this build of aqmlab does not run {pending} yet")
     s["simulation"].update(duration="3s", warmup="0s")
     s["simulation"].pop("sample_interval", None)
     for f in s.get("flows", []) + [f for r in s.get("repeat", []) for f in r.get("flows", [])]:

@@ -29,7 +29,6 @@ def dctcp(*, g: float | None = None, initial_alpha: float | None = None) -> dict
     return _opt({"type": "dctcp"}, g=g, initial_alpha=initial_alpha)
 
 
-
 def bbr(**fields: Any) -> dict[str, Any]:
     """BBR v1 as a TCP flow's controller (always paced); its fields and Linux's defaults are
     in docs/scenarios.md (`bbr`), e.g. ``bbr(probe_rtt_interval="5s")``."""

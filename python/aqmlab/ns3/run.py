@@ -88,8 +88,8 @@ def run(scenario: aqmlab.scenario.ScenarioLike, *, cache: str | Path | None = No
 
 
 def run_spec(spec: dict[str, Any], *, cache: str | Path | None = None) -> Ns3Results:
-    """Runs a spec that ``translate`` wrote, as ``run`` does: for a canonical scenario
-    that ns-3 runs but this aqmlab build does not validate (a controller not built yet)."""
+    """Runs a spec that ``translate`` wrote, as ``run`` does (a spec edited by hand, or
+    one translated earlier)."""
     text = json.dumps(spec, sort_keys=True)
     hit = None
     if cache is not None:

@@ -195,14 +195,7 @@ mod tests {
             high,
         }
     }
-    const ACK: Acked = Acked {
-        segments: 1,
-        rtt: None,
-        ece: false,
-        now: 0,
-        srtt_s: f64::NAN,
-        rate: None,
-    };
+    const ACK: Acked = super::super::TEST_ACK;
 
     /// α after windows with F = 1/4, 1 and 0 from α₀ = 1, g = 1/16: the EWMA exactly.
     #[test]

@@ -55,6 +55,18 @@ pub struct Acked {
     pub rate: Option<RateSample>,
 }
 
+/// One segment newly acknowledged at time 0, no RTT sample, no ECE: the controllers' unit
+/// tests start from it.
+#[cfg(test)]
+pub(crate) const TEST_ACK: Acked = Acked {
+    segments: 1,
+    rtt: None,
+    ece: false,
+    now: 0,
+    srtt_s: f64::NAN,
+    rate: None,
+};
+
 /// An ACK that advances snd.una, seen before any window decision (in recovery too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Delivery {

@@ -168,14 +168,7 @@ mod tests {
             max_window: 20,
         })
     }
-    const ACK: Acked = Acked {
-        segments: 1,
-        rtt: None,
-        ece: false,
-        now: 0,
-        srtt_s: f64::NAN,
-        rate: None,
-    };
+    const ACK: Acked = super::super::TEST_ACK;
     fn rto(flight: u64, base: Option<f64>, repeated: bool) -> Congestion {
         Congestion::Rto {
             flight,

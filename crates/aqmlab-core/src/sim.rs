@@ -21,14 +21,12 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{At, Routes, NO_ROUTE};
 use crate::scenario::{
-    Checked, DupackResponseSpec, FlowKind, FlowSpec, FrTimerSpec, HalvingSpec, Names, NodeKind,
-    PartialAckSpec, QueueSpec, RecoverySpec, RttEstimatorSpec, Scenario, ScenarioErrors,
-    TcpVariant,
+    Checked, FlowKind, FlowSpec, Names, NodeKind, QueueSpec, Scenario, ScenarioErrors,
 };
 use crate::table::Table;
 use crate::tcp::{
-    Ack, DupackResponse, Halving, PartialAck, PrrBound, Receiver, Recovery, RttRule, Segment,
-    Sender, SenderConfig, SenderStats, Variant,
+    Ack, DupackResponse, FrTimer, Halving, PartialAck, Receiver, RecoverGuard, Recovery, RttRule,
+    Segment, Sender, SenderConfig, SenderStats, Variant,
 };
 use crate::traffic::Source;
 use crate::units::{secs, tx_time, Time};

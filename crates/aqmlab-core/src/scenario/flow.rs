@@ -3,93 +3,12 @@
 
 use crate::check::{Problems, MAX_PACKET, MAX_PPS, MIN_PPS};
 use crate::tcp::congestion::CongestionSpec;
+// The TCP fields' enums are the engine's own (`tcp::options`, `tcp::rtt`,
+// `tcp::congestion::reno`): a scenario's value is the sender's, mapped by nothing.
+pub use crate::tcp::options::{FrTimer, PartialAck, RecoverGuard, Recovery, Variant};
+pub use crate::tcp::{DupackResponse, Halving, RttRule};
 use crate::units::{Bytes, Duration, Rate};
 use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TcpVariant {
-    Reno,
-    Newreno,
-    Sack,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DupackResponseSpec {
-    Halve,
-    RetransmitOnly,
-}
-
-/// NewReno's partial-ACK and exit rules (docs/tcp.md): RFC 6582's, ns-2.35's defaults,
-/// or ns-2's before 2003-05-05.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum PartialAckSpec {
-    #[serde(rename = "rfc6582")]
-    Rfc6582,
-    #[serde(rename = "ns2.35")]
-    Ns2_35,
-    #[serde(rename = "ns2-2001")]
-    Ns2_2001,
-}
-
-/// The retransmission timer's estimator (docs/tcp.md): RFC 6298's, or ns-2's tick-counting
-/// fixed-point one with ns-2.35's or 2001's minimum-RTO rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RttEstimatorSpec {
-    #[serde(rename = "rfc6298")]
-    Rfc6298,
-    #[serde(rename = "ns2.35")]
-    Ns2_35,
-    #[serde(rename = "ns2-2001")]
-    Ns2_2001,
-}
-
-/// The retransmission timer at a fast retransmit (docs/tcp.md): left running (RFC 6298
-/// §5.1) or restarted (ns-2's `dupack_action`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FrTimerSpec {
-    Keep,
-    Restart,
-}
-
-/// When a new fast retransmit may follow a recovery or timeout (RFC 6582 §3.2 step 1's
-/// guard): once the cumulative ACK passes one past the highest segment sent then
-/// ("rfc6582", default: ns-2's `highest_ack_ > recover_`, FreeBSD's `snd_recover`), or
-/// once it reaches it ("ns3.44": `TcpSocketBase::DupAck`'s `m_highRxAckMark >= m_recover`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RecoverGuardSpec {
-    #[serde(rename = "rfc6582")]
-    Rfc6582,
-    #[serde(rename = "ns3.44")]
-    Ns3_44,
-}
-
-/// How a loss halves the window (docs/tcp.md): FlightSize / 2 (RFC 5681 eq. 4), or ns-2's
-/// `slowdown` with `precisionReduce_` true (ns-2.35) or false (before 2006).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum HalvingSpec {
-    #[serde(rename = "rfc5681")]
-    Rfc5681,
-    #[serde(rename = "ns2.35")]
-    Ns2_35,
-    #[serde(rename = "ns2-2001")]
-    Ns2_2001,
-}
-
-/// Fast recovery's window reduction (docs/tcp.md): classic (window inflation, or the
-/// RFC 6675 pipe rule with SACK) or RFC 6937 Proportional Rate Reduction with one of its
-/// reduction bounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoverySpec {
-    Classic,
-    PrrSsrb,
-    PrrCrb,
-    /// ns-3.44's `TcpPrrRecovery`: CRB, plus one segment on an ACK of a retransmission.
-    PrrSafeAck,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -156,7 +75,7 @@ pub struct FlowSpec {
     pub shape: Option<f64>,
     /// TCP (type = "tcp") fields; defaults in `TcpDefaults` (ns-2's, see docs/tcp.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<TcpVariant>,
+    pub variant: Option<Variant>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -178,27 +97,27 @@ pub struct FlowSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub granularity: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dupack_response: Option<DupackResponseSpec>,
+    pub dupack_response: Option<DupackResponse>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recovery: Option<RecoverySpec>,
+    pub recovery: Option<Recovery>,
     /// NewReno with classic recovery only: RFC 6582's partial-ACK rules (default), ns-2.35's
     /// or ns-2's of 2001.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partial_ack: Option<PartialAckSpec>,
+    pub partial_ack: Option<PartialAck>,
     /// How a loss halves the window: RFC 5681's FlightSize / 2 (default) or ns-2's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub halving: Option<HalvingSpec>,
+    pub halving: Option<Halving>,
     /// "keep" (RFC 6298, default) or "restart": the fast retransmit restarts the timer, as
     /// ns-2 does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fr_timer: Option<FrTimerSpec>,
+    pub fr_timer: Option<FrTimer>,
     /// The guard on a fast retransmit after a recovery or timeout: "rfc6582" (default) or
-    /// "ns3.44" (`RecoverGuardSpec`).
+    /// "ns3.44" (`RecoverGuard`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recover_guard: Option<RecoverGuardSpec>,
+    pub recover_guard: Option<RecoverGuard>,
     /// The timer's estimator: RFC 6298's (default) or ns-2's on its `granularity` ticks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rtt_estimator: Option<RttEstimatorSpec>,
+    pub rtt_estimator: Option<RttRule>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     /// Send retransmissions ECT(0) too, as ns-2 does (default false: Not-ECT, RFC 3168
@@ -513,15 +432,15 @@ impl FlowSpec {
                 );
             }
         }
-        if f.partial_ack.is_some() && f.variant.is_some_and(|v| v != TcpVariant::Newreno) {
+        if f.partial_ack.is_some() && f.variant.is_some_and(|v| v != Variant::NewReno) {
             pr.err(
                 format!("{p}.partial_ack"),
                 "",
                 "only used with variant = \"newreno\" (NewReno's partial-ACK rules)",
             );
         }
-        if f.partial_ack.is_some_and(|r| r != PartialAckSpec::Rfc6582)
-            && f.recovery.is_some_and(|r| r != RecoverySpec::Classic)
+        if f.partial_ack.is_some_and(|r| r != PartialAck::Rfc6582)
+            && f.recovery.is_some_and(|r| r != Recovery::Classic)
         {
             pr.err(
                 format!("{p}.partial_ack"),
@@ -569,8 +488,7 @@ impl FlowSpec {
                      the fraction of marked data)",
                 );
             }
-            if cc.kind() != "reno" && f.dupack_response == Some(DupackResponseSpec::RetransmitOnly)
-            {
+            if cc.kind() != "reno" && f.dupack_response == Some(DupackResponse::RetransmitOnly) {
                 pr.err(
                     format!("{p}.dupack_response"),
                     "\"retransmit_only\"",

@@ -1,7 +1,7 @@
 //! The flow fields that cannot apply with a rate-based controller (BBR): it always paces,
 //! and sets the window in recovery itself (Linux's `cong_control` replaces PRR).
 
-use super::flow::{FlowSpec, RecoverySpec};
+use super::flow::{FlowSpec, Recovery};
 use crate::check::Problems;
 use crate::tcp::congestion::CongestionSpec;
 
@@ -17,9 +17,9 @@ pub(super) fn check(f: &FlowSpec, cc: &CongestionSpec, p: &str, pr: &mut Problem
         );
     }
     let prr = match f.recovery {
-        Some(RecoverySpec::PrrSsrb) => Some("prr_ssrb"),
-        Some(RecoverySpec::PrrCrb) => Some("prr_crb"),
-        Some(RecoverySpec::PrrSafeAck) => Some("prr_safe_ack"),
+        Some(Recovery::PrrSsrb) => Some("prr_ssrb"),
+        Some(Recovery::PrrCrb) => Some("prr_crb"),
+        Some(Recovery::PrrSafeAck) => Some("prr_safe_ack"),
         _ => None,
     };
     if let Some(r) = prr {

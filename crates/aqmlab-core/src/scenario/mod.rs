@@ -21,10 +21,7 @@ use crate::aqm::{Limit, QueueCtx};
 pub(crate) use crate::check::integer_range_message;
 use crate::check::{inner, tagged_table, Field, Item, Problems, INNER, MAX_PACKET, MAX_TIME};
 use crate::units::{Bytes, Duration, Rate, Time};
-pub use flow::{
-    tcp_defaults, DupackResponseSpec, FlowKind, FlowSpec, FrTimerSpec, HalvingSpec, OpenLoop,
-    PartialAckSpec, PeriodDist, RecoverySpec, RttEstimatorSpec, SizeDist, TcpVariant,
-};
+pub use flow::{tcp_defaults, FlowKind, FlowSpec, OpenLoop, PeriodDist, SizeDist};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;

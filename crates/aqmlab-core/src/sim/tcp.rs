@@ -216,11 +216,7 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
     use crate::scenario::tcp_defaults as d;
     let seg = f.packet_size.0;
     let granularity = f.granularity.map_or(d::GRANULARITY, |x| x.0);
-    let rtt_rule = match f.rtt_estimator.unwrap_or(RttEstimatorSpec::Rfc6298) {
-        RttEstimatorSpec::Rfc6298 => RttRule::Rfc6298,
-        RttEstimatorSpec::Ns2_35 => RttRule::Ns2_35,
-        RttEstimatorSpec::Ns2_2001 => RttRule::Ns2_2001,
-    };
+    let rtt_rule = f.rtt_estimator.unwrap_or(RttRule::Rfc6298);
     let congestion = f.congestion.clone().unwrap_or_default();
     let reno = matches!(congestion, CongestionSpec::Reno(_));
     let dctcp = matches!(congestion, CongestionSpec::Dctcp(_));
@@ -229,36 +225,16 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         _ => Echo::Rfc3168,
     };
     let cfg = SenderConfig {
-        variant: match f.variant.unwrap_or(TcpVariant::Newreno) {
-            TcpVariant::Reno => Variant::Reno,
-            TcpVariant::Newreno => Variant::NewReno,
-            TcpVariant::Sack => Variant::Sack,
-        },
+        variant: f.variant.unwrap_or(Variant::NewReno),
         ecn: f.ecn,
-        dupack_response: match f.dupack_response.unwrap_or(DupackResponseSpec::Halve) {
-            DupackResponseSpec::Halve => DupackResponse::Halve,
-            DupackResponseSpec::RetransmitOnly => DupackResponse::RetransmitOnly,
-        },
+        dupack_response: f.dupack_response.unwrap_or(DupackResponse::Halve),
         // ns-2's response is Reno's (a profile sets it on every TCP flow).
         ecn_backoff: f.ecn && f.ecn_backoff == Some(true) && reno,
-        recovery: match f.recovery.unwrap_or(RecoverySpec::Classic) {
-            RecoverySpec::Classic => Recovery::Classic,
-            RecoverySpec::PrrSsrb => Recovery::Prr(PrrBound::Ssrb),
-            RecoverySpec::PrrCrb => Recovery::Prr(PrrBound::Crb),
-            RecoverySpec::PrrSafeAck => Recovery::Prr(PrrBound::SafeAck),
-        },
-        partial_ack: match f.partial_ack.unwrap_or(PartialAckSpec::Rfc6582) {
-            PartialAckSpec::Rfc6582 => PartialAck::Rfc6582,
-            PartialAckSpec::Ns2_35 => PartialAck::Ns2_35,
-            PartialAckSpec::Ns2_2001 => PartialAck::Ns2_2001,
-        },
-        halving: match f.halving.unwrap_or(HalvingSpec::Rfc5681) {
-            HalvingSpec::Rfc5681 => Halving::Rfc5681,
-            HalvingSpec::Ns2_35 => Halving::Ns2_35,
-            HalvingSpec::Ns2_2001 => Halving::Ns2_2001,
-        },
-        restart_timer_on_fr: f.fr_timer == Some(FrTimerSpec::Restart),
-        fr_at_recover: f.recover_guard == Some(crate::scenario::flow::RecoverGuardSpec::Ns3_44),
+        recovery: f.recovery.unwrap_or(Recovery::Classic),
+        partial_ack: f.partial_ack.unwrap_or(PartialAck::Rfc6582),
+        halving: f.halving.unwrap_or(Halving::Rfc5681),
+        fr_timer: f.fr_timer.unwrap_or(FrTimer::Keep),
+        recover_guard: f.recover_guard.unwrap_or(RecoverGuard::Rfc6582),
         max_window: f.max_window.unwrap_or(d::MAX_WINDOW),
         initial_cwnd: f.initial_cwnd.unwrap_or(d::INITIAL_CWND),
         // ns-2 starts ssthresh at window_; any value >= the window cap means "no limit".
@@ -294,7 +270,7 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         (f.delayed_ack == Some(true)).then(|| f.delack_timeout.map_or(d::DELACK_TIMEOUT, |x| x.0));
     TcpState {
         sender: Sender::new(cfg),
-        receiver: Receiver::new(f.variant == Some(TcpVariant::Sack), delack, echo),
+        receiver: Receiver::new(f.variant == Some(Variant::Sack), delack, echo),
         rto_timer: None,
         delack_timer: None,
         ecn: f.ecn,

@@ -5,6 +5,7 @@
 
 pub mod congestion;
 pub mod delivery;
+pub mod options;
 pub mod pacing;
 pub mod receiver;
 pub mod rtt;
@@ -13,6 +14,6 @@ pub mod sender;
 pub use receiver::{Ack, Receiver, MAX_SACK_BLOCKS};
 pub use rtt::RttRule;
 pub use sender::{
-    DupackResponse, Halving, PartialAck, PrrBound, Recovery, Segment, Sender, SenderConfig,
-    SenderStats, Variant,
+    DupackResponse, FrTimer, Halving, PartialAck, PrrBound, RecoverGuard, Recovery, Segment,
+    Sender, SenderConfig, SenderStats, Variant,
 };

@@ -22,13 +22,16 @@
 
 use crate::units::Time;
 
-/// Which estimator (see the module doc).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which estimator (see the module doc); a flow's `rtt_estimator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RttRule {
+    #[serde(rename = "rfc6298")]
     Rfc6298,
     /// ns-2.35's `TcpAgent` (`rfc2988_` true).
+    #[serde(rename = "ns2.35")]
     Ns2_35,
     /// ns-2's `TcpAgent` before 2002-03-07 (no `rfc2988_`).
+    #[serde(rename = "ns2-2001")]
     Ns2_2001,
 }
 

@@ -26,12 +26,12 @@
 //!     duplicate ACK) and resets the timer every time ("Slow-but-Steady"); recovery ends
 //!     as in `Ns2_35`.
 //! - A fast retransmit leaves a running retransmission timer alone (RFC 6298 §5.1), or
-//!   with `restart_timer_on_fr` restarts it and abandons the RTT measurement in progress,
+//!   with `FrTimer::Restart` restarts it and abandons the RTT measurement in progress,
 //!   as every ns-2 agent's `dupack_action` does (`reset_rtx_timer(1, 0)`: `rtt_active_` 0).
 //! - The `RetransmitOnly` dupack response is the REM paper's wireless NewReno (Section 5):
 //!   a loss found by duplicate ACKs is retransmitted without reducing the window; marks and
 //!   timeouts are answered as usual.
-//! - `Recovery::Prr` replaces the window arithmetic of fast recovery (all three variants)
+//! - PRR (`Recovery::prr`) replaces the window arithmetic of fast recovery (all three variants)
 //!   with Proportional Rate Reduction (RFC 6937): on each ACK, DeliveredData (the advance
 //!   of snd.una plus the change in SACKed segments; without SACK one segment per duplicate
 //!   ACK, and on a cumulative ACK its advance less the duplicates already counted) is added
@@ -49,49 +49,12 @@
 use super::congestion::{Acked, AnyController, Congestion, CongestionSpec, Controller, Delivery};
 pub use super::congestion::{DupackResponse, Halving};
 use super::delivery::DeliveryRate;
+pub use super::options::{FrTimer, PartialAck, PrrBound, RecoverGuard, Recovery, Variant};
 use super::pacing::Pacer;
 use super::receiver::Ack;
 use super::rtt::{Rtt, RttConfig, RttRule};
 use crate::units::Time;
 use std::collections::VecDeque;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    Reno,
-    NewReno,
-    Sack,
-}
-
-/// NewReno's partial-ACK and exit rules (see the module doc).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PartialAck {
-    Rfc6582,
-    Ns2_35,
-    Ns2_2001,
-}
-
-/// How the window is reduced during fast recovery.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recovery {
-    /// Reno/NewReno window inflation (RFC 5681 §3.2, RFC 6582), or cwnd = ssthresh with
-    /// the RFC 6675 pipe rule (SACK).
-    Classic,
-    /// Proportional Rate Reduction (RFC 6937) with the given reduction bound.
-    Prr(PrrBound),
-}
-
-/// PRR's bound on catching up once pipe <= ssthresh (RFC 6937 §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PrrBound {
-    /// Slow-start reduction bound: max(prr_delivered − prr_out, DeliveredData) + 1.
-    Ssrb,
-    /// Conservative reduction bound: prr_delivered − prr_out.
-    Crb,
-    /// ns-3.44's `TcpPrrRecovery`: max(prr_delivered − prr_out, DeliveredData), plus one
-    /// segment when the ACK cumulatively acknowledges a retransmitted segment (its
-    /// approximation of RFC 9937's "safe ACK").
-    SafeAck,
-}
 
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -104,12 +67,11 @@ pub struct SenderConfig {
     pub recovery: Recovery,
     pub partial_ack: PartialAck,
     pub halving: Halving,
-    /// ns-2: a fast retransmit restarts the timer and ends the RTT measurement.
-    pub restart_timer_on_fr: bool,
-    /// ns-3.44's guard on a new fast retransmit after a recovery or timeout
-    /// (`recover_guard = "ns3.44"`): the cumulative ACK may reach `recover_guard`
-    /// (`m_highRxAckMark >= m_recover`); false: it must pass it (ns-2, FreeBSD).
-    pub fr_at_recover: bool,
+    /// ns-2 restarts the timer at a fast retransmit and ends the RTT measurement.
+    pub fr_timer: FrTimer,
+    /// The guard on a new fast retransmit after a recovery or timeout: the cumulative ACK
+    /// must pass `recover_guard` (RFC 6582, ns-2) or may reach it (ns-3.44).
+    pub recover_guard: RecoverGuard,
     /// Cap on the window in segments (the receiver window; ns-2's `window_`).
     pub max_window: u32,
     pub initial_cwnd: f64,
@@ -301,7 +263,7 @@ impl Sender {
             ecn_at_one: false,
             cc: AnyController::new(&cfg),
             board: VecDeque::new(),
-            keeps_board: cfg.variant == Variant::Sack || matches!(cfg.recovery, Recovery::Prr(_)),
+            keeps_board: cfg.variant == Variant::Sack || cfg.recovery.prr().is_some(),
             sacked: 0,
             prr: PrrState::default(),
             stats: SenderStats::default(),
@@ -589,7 +551,7 @@ impl Sender {
     }
 
     fn prr_on(&self) -> bool {
-        matches!(self.cfg.recovery, Recovery::Prr(_))
+        self.cfg.recovery.prr().is_some()
     }
 
     fn on_new_ack(&mut self, a: u64, ece: bool, now: Time, out: &mut Vec<Segment>) {
@@ -646,7 +608,8 @@ impl Sender {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.cwnd = match (self.cfg.variant, self.cfg.recovery) {
-                    (Variant::Sack, _) | (_, Recovery::Prr(_)) => self.ssthresh,
+                    (Variant::Sack, _) => self.ssthresh,
+                    (_, r) if r.prr().is_some() => self.ssthresh,
                     // ns-2: dupwnd_ = 0, and this new ACK opens cwnd_ as any other.
                     _ if ns2_newreno => {
                         grow = true;
@@ -746,7 +709,8 @@ impl Sender {
             return;
         }
         self.lt_allow = 0;
-        if matches!(self.recover_guard, Some(g) if a < g || a == g && !self.cfg.fr_at_recover) {
+        if matches!(self.recover_guard, Some(g) if a < g || a == g && self.cfg.recover_guard == RecoverGuard::Rfc6582)
+        {
             return; // dupacks from the window of an earlier recovery or timeout
         }
         // FlightSize without the data sent by limited transmit (RFC 5681 §3.2 step 2).
@@ -779,7 +743,7 @@ impl Sender {
             }
             Variant::Sack => self.cwnd = self.ssthresh,
         }
-        if self.cfg.restart_timer_on_fr {
+        if self.cfg.fr_timer == FrTimer::Restart {
             self.timed = None;
             self.rto_deadline = None; // transmit arms it afresh
         }

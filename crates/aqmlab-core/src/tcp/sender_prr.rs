@@ -1,5 +1,5 @@
 //! Proportional Rate Reduction (RFC 6937) in the sender: DeliveredData and the sending
-//! count of each ACK during recovery (`Recovery::Prr`; the rules are in the module doc of
+//! count of each ACK during recovery (`Recovery::prr`; the rules are in the module doc of
 //! `sender.rs`). Kept apart from `sender.rs`, which calls these only with PRR on.
 
 use super::*;
@@ -34,7 +34,7 @@ impl Sender {
     /// from the proportional rule (pipe > ssthresh) or the reduction bound, and
     /// cwnd = pipe + sndcnt.
     pub(super) fn prr_update(&mut self, delivered: u64, safe_ack: bool) {
-        let Recovery::Prr(bound) = self.cfg.recovery else {
+        let Some(bound) = self.cfg.recovery.prr() else {
             return;
         };
         self.prr.delivered += delivered;

@@ -12,8 +12,8 @@ fn cfg(variant: Variant) -> SenderConfig {
         recovery: Recovery::Classic,
         partial_ack: PartialAck::Rfc6582,
         halving: Halving::Rfc5681,
-        restart_timer_on_fr: false,
-        fr_at_recover: false,
+        fr_timer: FrTimer::Keep,
+        recover_guard: RecoverGuard::Rfc6582,
         max_window: 1000,
         initial_cwnd: 2.0,
         initial_ssthresh: 1000.0,
@@ -402,7 +402,7 @@ fn ns3_guard_fast_retransmits_at_the_recovery_point() {
     for variant in [Variant::NewReno, Variant::Sack] {
         let mut s = Sender::new(SenderConfig {
             initial_cwnd: 4.0,
-            fr_at_recover: true,
+            recover_guard: RecoverGuard::Ns3_44,
             ..cfg(variant)
         });
         let mut out = vec![];
@@ -483,7 +483,7 @@ fn prr_sends_one_segment_per_two_acks_and_ends_at_ssthresh() {
         let mut s = Sender::new(SenderConfig {
             initial_cwnd: 20.0,
             limited_transmit: true,
-            recovery: Recovery::Prr(PrrBound::Ssrb),
+            recovery: Recovery::PrrSsrb,
             ..cfg(variant)
         });
         let mut out = vec![];
@@ -530,14 +530,14 @@ fn prr_sends_one_segment_per_two_acks_and_ends_at_ssthresh() {
 #[test]
 fn prr_reduction_bounds() {
     for (bound, safe, want) in [
-        (PrrBound::Ssrb, false, 4),
-        (PrrBound::Crb, false, 3),
-        (PrrBound::SafeAck, false, 3),
-        (PrrBound::SafeAck, true, 4),
+        (Recovery::PrrSsrb, false, 4),
+        (Recovery::PrrCrb, false, 3),
+        (Recovery::PrrSafeAck, false, 3),
+        (Recovery::PrrSafeAck, true, 4),
     ] {
         let mut s = Sender::new(SenderConfig {
             initial_cwnd: 20.0,
-            recovery: Recovery::Prr(bound),
+            recovery: bound,
             ..cfg(Variant::NewReno)
         });
         s.start(0, &mut vec![]);
@@ -734,7 +734,11 @@ fn a_fast_retransmit_restarts_the_timer_only_as_ns2() {
     for restart in [false, true] {
         let mut out = vec![];
         let mut s = sender_with_flight_11(SenderConfig {
-            restart_timer_on_fr: restart,
+            fr_timer: if restart {
+                FrTimer::Restart
+            } else {
+                FrTimer::Keep
+            },
             ..cfg(Variant::NewReno)
         });
         let armed = s.rto_deadline.expect("armed");
@@ -761,7 +765,7 @@ fn ns2_times_a_segment_across_a_retransmission_below_it() {
         let mut out = vec![];
         let mut s = sender_with_flight_11(SenderConfig {
             rtt_rule: rule,
-            restart_timer_on_fr: true,
+            fr_timer: FrTimer::Restart,
             ..cfg(Variant::NewReno)
         });
         for k in 0..7 {

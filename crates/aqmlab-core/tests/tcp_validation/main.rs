@@ -704,7 +704,8 @@ fn padhye_with_timeouts_within_15_percent() {
 #[test]
 fn limited_transmit_data_is_not_in_the_halved_flightsize() {
     use aqmlab_core::tcp::{
-        Ack, DupackResponse, Halving, PartialAck, Recovery, Sender, SenderConfig, Variant,
+        Ack, DupackResponse, FrTimer, Halving, PartialAck, RecoverGuard, Recovery, Sender,
+        SenderConfig, Variant,
     };
     const MS: u64 = 1_000_000;
     let mut s = Sender::new(SenderConfig {
@@ -715,8 +716,8 @@ fn limited_transmit_data_is_not_in_the_halved_flightsize() {
         recovery: Recovery::Classic,
         partial_ack: PartialAck::Rfc6582,
         halving: Halving::Rfc5681,
-        restart_timer_on_fr: false,
-        fr_at_recover: false,
+        fr_timer: FrTimer::Keep,
+        recover_guard: RecoverGuard::Rfc6582,
         max_window: 1000,
         initial_cwnd: 10.0,
         initial_ssthresh: 1000.0,

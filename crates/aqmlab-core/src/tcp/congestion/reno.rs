@@ -33,7 +33,9 @@
 
 use super::{Acked, Congestion, Controller, Reduction};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A flow's `dupack_response`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DupackResponse {
     /// Halve (ssthresh = FlightSize/2) and retransmit: standard TCP.
     Halve,
@@ -41,11 +43,14 @@ pub enum DupackResponse {
     RetransmitOnly,
 }
 
-/// How a loss halves the window (see the module doc).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a loss halves the window (see the module doc); a flow's `halving`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Halving {
+    #[serde(rename = "rfc5681")]
     Rfc5681,
+    #[serde(rename = "ns2.35")]
     Ns2_35,
+    #[serde(rename = "ns2-2001")]
     Ns2_2001,
 }
 

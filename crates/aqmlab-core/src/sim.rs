@@ -21,7 +21,7 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{At, Routes, NO_ROUTE};
 use crate::scenario::{
-    Checked, FlowKind, FlowSpec, Names, NodeKind, QueueSpec, Scenario, ScenarioErrors,
+    Checked, FlowSpec, Names, NodeKind, QueueSpec, Scenario, ScenarioErrors, Traffic,
 };
 use crate::table::Table;
 use crate::tcp::{
@@ -335,12 +335,13 @@ impl<'a> Simulator<'a> {
                 size: f.packet_size.0 as u32,
                 ..Default::default()
             };
-            match &c.sources[i] {
-                None => {
+            match (&f.traffic, &c.sources[i]) {
+                (Traffic::Tcp(t), _) => {
                     sources.push(None);
-                    state.tcp = Some(Box::new(tcp::tcp_state(f, seed, run)));
+                    state.tcp = Some(Box::new(tcp::tcp_state(f, t, seed, run)));
                 }
-                Some(pattern) => {
+                (_, None) => unreachable!("resolve() gives every open-loop flow its pattern"),
+                (_, Some(pattern)) => {
                     let rng = Rng::for_component(seed, run, &format!("flows/{}", f.name));
                     let source = Source::new(f, pattern, i as u32, src, dst, stop, rng);
                     sources.push(Some(source));
@@ -368,7 +369,7 @@ impl<'a> Simulator<'a> {
         }
         let mut traced = vec![];
         for (i, f) in s.flows.iter().enumerate() {
-            if f.trace == Some(true) {
+            if f.traced() {
                 // The controller's own state after the sender's (none for Reno).
                 let own = flows[i]
                     .tcp

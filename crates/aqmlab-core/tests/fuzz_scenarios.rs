@@ -14,7 +14,7 @@
 //! Ok, or an Err that is not a broken conservation identity, without panicking and within
 //! 20 s. `PROPTEST_CASES` overrides the number of cases (256 per test).
 
-use aqmlab_core::scenario::{FlowKind, PeriodDist};
+use aqmlab_core::scenario::{PeriodDist, Traffic};
 use aqmlab_core::{load, run, Scenario, SimError};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -351,21 +351,26 @@ fn packets_estimate(s: &Scenario) -> f64 {
     s.flows
         .iter()
         .map(|f| {
-            let pps = f.pkt_rate.unwrap_or_else(|| {
-                f.rate.map(|r| r.0 as f64).unwrap_or(0.0) / (8.0 * f.packet_size.0.max(1) as f64)
-            });
+            let bps_pps = |r: Option<aqmlab_core::units::Rate>| {
+                r.map(|r| r.0 as f64).unwrap_or(0.0) / (8.0 * f.packet_size.0.max(1) as f64)
+            };
             // An on/off source sends at least one packet per on period, and Pareto periods
             // with a shape near 1 are mostly close to their minimum, mean (a - 1) / a.
-            let typical = |d: Option<aqmlab_core::units::Duration>| {
-                let mean = d.map(|d| d.0 as f64).unwrap_or(0.0);
-                match (f.period_dist, f.shape) {
-                    (Some(PeriodDist::Pareto), Some(a)) => mean * (a - 1.0) / a,
-                    _ => mean,
+            let (pps, cycles) = match &f.traffic {
+                Traffic::Cbr(c) => (bps_pps(c.rate), 0.0),
+                Traffic::Poisson(p) => (p.pkt_rate.unwrap_or_else(|| bps_pps(p.rate)), 0.0),
+                Traffic::Onoff(o) => {
+                    let typical = |d: Option<aqmlab_core::units::Duration>| {
+                        let mean = d.map(|d| d.0 as f64).unwrap_or(0.0);
+                        match (o.period_dist, o.shape) {
+                            (Some(PeriodDist::Pareto), Some(a)) => mean * (a - 1.0) / a,
+                            _ => mean,
+                        }
+                    };
+                    let cycles = 1e9 / (typical(o.on_time) + typical(o.off_time)).max(1.0);
+                    (bps_pps(o.rate), cycles)
                 }
-            };
-            let cycles = match f.kind {
-                FlowKind::Onoff => 1e9 / (typical(f.on_time) + typical(f.off_time)).max(1.0),
-                _ => 0.0,
+                Traffic::Tcp(_) => (0.0, 0.0),
             };
             pps.max(cycles) * secs
         })

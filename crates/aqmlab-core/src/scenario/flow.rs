@@ -1,14 +1,17 @@
-//! A flow's part of the scenario: the `[[flows]]` table (UDP sources and TCP connections),
-//! its enums and TCP defaults, and the checks of the fields each flow type allows.
+//! A flow's part of the scenario: the `[[flows]]` table, a tagged table whose `type`
+//! selects the traffic's own spec (`Traffic`: a UDP source's or a TCP connection's,
+//! `flow_tcp::TcpSpec`) beside the fields every flow has; the open-loop sources' checks.
+//!
+//! A field of another flow type is refused where the table is read, as any tagged table's
+//! unknown key is, with the type's own fields listed.
 
-use crate::check::{Problems, MAX_PACKET, MAX_PPS, MIN_PPS};
-use crate::tcp::congestion::CongestionSpec;
-// The TCP fields' enums are the engine's own (`tcp::options`, `tcp::rtt`,
-// `tcp::congestion::reno`): a scenario's value is the sender's, mapped by nothing.
-pub use crate::tcp::options::{FrTimer, PartialAck, RecoverGuard, Recovery, Variant};
-pub use crate::tcp::{DupackResponse, Halving, RttRule};
+pub use super::flow_tcp::{
+    tcp_defaults, DupackResponse, FrTimer, Halving, PartialAck, RecoverGuard, Recovery, RttRule,
+    TcpSpec, Variant,
+};
+use crate::check::{inner, Problems, INNER, MAX_PPS, MIN_PPS};
 use crate::units::{Bytes, Duration, Rate};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -38,33 +41,60 @@ pub enum PeriodDist {
     Pareto,
 }
 
-/// A traffic flow from one host to another. Which fields apply depends on `type`:
-/// cbr: rate; poisson: rate or pkt_rate, size_dist; onoff: rate, on_time, off_time,
-/// period_dist, shape (pareto only).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A traffic flow from one host to another: the fields every flow has, and its type's.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
     pub name: String,
-    #[serde(rename = "type")]
-    pub kind: FlowKind,
     pub src: String,
     pub dst: String,
     pub packet_size: Bytes,
-    #[serde(default = "super::zero")]
     pub start: Duration,
     /// Defaults to the end of the run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Duration>,
     /// Send packets ECN-capable (ECT(0)).
-    #[serde(default)]
     pub ecn: bool,
+    /// The `type` and its own fields.
+    pub traffic: Traffic,
+}
+
+/// A flow's type with its own fields.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Traffic {
+    Cbr(CbrSpec),
+    Poisson(PoissonSpec),
+    Onoff(OnoffSpec),
+    Tcp(TcpSpec),
+}
+
+/// Constant bit rate UDP at `rate` (required).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CbrSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
-    /// Mean packets per second (poisson only; exclusive with rate).
+}
+
+/// Poisson packet arrivals at `rate` or `pkt_rate` (one of them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Mean packets per second (exclusive with rate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pkt_rate: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_dist: Option<SizeDist>,
+}
+
+/// On/off UDP: CBR at `rate` during on periods of mean `on_time`, silent for `off_time`;
+/// exponential or Pareto periods (`shape`, Pareto only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnoffSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_time: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,92 +103,161 @@ pub struct FlowSpec {
     pub period_dist: Option<PeriodDist>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<f64>,
-    /// TCP (type = "tcp") fields; defaults in `TcpDefaults` (ns-2's, see docs/tcp.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<Variant>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<Bytes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ack_size: Option<Bytes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_window: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_cwnd: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delayed_ack: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delack_timeout: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_rto: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_rto: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_rto: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub granularity: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dupack_response: Option<DupackResponse>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recovery: Option<Recovery>,
-    /// NewReno with classic recovery only: RFC 6582's partial-ACK rules (default), ns-2.35's
-    /// or ns-2's of 2001.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partial_ack: Option<PartialAck>,
-    /// How a loss halves the window: RFC 5681's FlightSize / 2 (default) or ns-2's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub halving: Option<Halving>,
-    /// "keep" (RFC 6298, default) or "restart": the fast retransmit restarts the timer, as
-    /// ns-2 does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fr_timer: Option<FrTimer>,
-    /// The guard on a fast retransmit after a recovery or timeout: "rfc6582" (default) or
-    /// "ns3.44" (`RecoverGuard`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recover_guard: Option<RecoverGuard>,
-    /// The timer's estimator: RFC 6298's (default) or ns-2's on its `granularity` ticks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rtt_estimator: Option<RttRule>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limited_transmit: Option<bool>,
-    /// Send retransmissions ECT(0) too, as ns-2 does (default false: Not-ECT, RFC 3168
-    /// §6.1.5, ns-3); only with `ecn = true`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_retransmits: Option<bool>,
-    /// ns-2's ECN response (`TcpAgent::ecn`, `slowdown`): the window halves to ⌊w/2⌋,
-    /// down to 1 or 0 (0: wait for the retransmission timer), and a further mark at a
-    /// window of 1 doubles the timer's backoff (RFC 3168 §6.1.2's rule for a window of
-    /// one). Default false: ssthresh = cwnd = max(FlightSize/2, 2), as Linux and ns-3.
-    /// Only with `ecn = true`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_backoff: Option<bool>,
-    /// Record cwnd, ssthresh and smoothed RTT at every sample (TCP only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace: Option<bool>,
-    /// The congestion controller, a table tagged by `type` (the registry in
-    /// `tcp::congestion`): `{ type = "reno" }` (the default when absent) or
-    /// `{ type = "cubic", c, beta, fast_convergence }` (RFC 9438) or
-    /// `{ type = "dctcp", g, initial_alpha }` (RFC 8257; needs `ecn = true`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub congestion: Option<CongestionSpec>,
-    /// Pace the segments (`tcp::pacing`): at the controller's rate, or at Linux's default
-    /// (2·cwnd/SRTT in slow start, 1.2·cwnd/SRTT after) for one without (Reno, CUBIC).
-    /// Default false: ACK-clocked. BBR always paces (`false` is refused with it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pacing: Option<bool>,
 }
 
-/// Defaults of the TCP fields: ns-2.35's (`tcl/lib/ns-default.tcl`), except `max_window`,
-/// whose ns-2 default of 20 segments silently caps throughput on any modern path.
-pub mod tcp_defaults {
-    use crate::units::{Time, NS_PER_SEC};
-    pub const ACK_SIZE: u64 = 40;
-    pub const MAX_WINDOW: u32 = 10_000;
-    pub const INITIAL_CWND: f64 = 2.0;
-    pub const DELACK_TIMEOUT: Time = NS_PER_SEC / 10;
-    pub const MIN_RTO: Time = NS_PER_SEC / 5;
-    pub const INITIAL_RTO: Time = 3 * NS_PER_SEC;
-    pub const MAX_RTO: Time = 60 * NS_PER_SEC;
-    pub const GRANULARITY: Time = NS_PER_SEC / 100;
+/// The fields every flow type has, in the table's canonical order (`type` after `name`).
+const COMMON: &[&str] = &["name", "src", "dst", "packet_size", "start", "stop", "ecn"];
+
+impl FlowKind {
+    pub const ALL: [FlowKind; 4] = [
+        FlowKind::Cbr,
+        FlowKind::Poisson,
+        FlowKind::Onoff,
+        FlowKind::Tcp,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowKind::Cbr => "cbr",
+            FlowKind::Poisson => "poisson",
+            FlowKind::Onoff => "onoff",
+            FlowKind::Tcp => "tcp",
+        }
+    }
+
+    /// The type's own fields, in its spec's order.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            FlowKind::Cbr => &["rate"],
+            FlowKind::Poisson => &["rate", "pkt_rate", "size_dist"],
+            FlowKind::Onoff => &["rate", "on_time", "off_time", "period_dist", "shape"],
+            FlowKind::Tcp => TcpSpec::FIELDS,
+        }
+    }
+}
+
+/// Every key a flow table may have, as serde lists them for an unknown one.
+fn every_field() -> Vec<&'static str> {
+    let mut all = vec!["name", "type"];
+    all.extend(&COMMON[1..]);
+    for k in FlowKind::ALL {
+        for f in k.fields() {
+            if !all.contains(f) {
+                all.push(f);
+            }
+        }
+    }
+    all
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Common {
+    name: String,
+    src: String,
+    dst: String,
+    packet_size: Bytes,
+    #[serde(default = "super::zero")]
+    start: Duration,
+    #[serde(default)]
+    stop: Option<Duration>,
+    #[serde(default)]
+    ecn: bool,
+}
+
+#[derive(Deserialize)]
+struct Tag {
+    #[serde(rename = "type")]
+    kind: FlowKind,
+}
+
+impl<'de> Deserialize<'de> for FlowSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut rest = toml::Table::deserialize(d)?;
+        let mut tag = toml::Table::new();
+        if let Some(v) = rest.remove("type") {
+            tag.insert("type".into(), v);
+        }
+        let kind = inner::<Tag, D::Error>(tag)?.kind;
+        let mut common = toml::Table::new();
+        for key in COMMON {
+            if let Some(v) = rest.remove(*key) {
+                common.insert((*key).into(), v);
+            }
+        }
+        let own = kind.fields();
+        if let Some(key) = rest.keys().find(|k| !own.contains(&k.as_str())) {
+            let message = if FlowKind::ALL
+                .iter()
+                .any(|k| k.fields().contains(&key.as_str()))
+            {
+                format!(
+                    "not a field of type = \"{}\"; its fields are {}",
+                    kind.name(),
+                    own.join(", ")
+                )
+            } else {
+                let all = every_field()
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>();
+                format!("unknown field `{key}`, expected one of {}", all.join(", "))
+            };
+            return Err(D::Error::custom(format!(
+                "{INNER}{key}{INNER}{INNER}{message}"
+            )));
+        }
+        let c = inner::<Common, D::Error>(common)?;
+        let traffic = match kind {
+            FlowKind::Cbr => Traffic::Cbr(inner::<_, D::Error>(rest)?),
+            FlowKind::Poisson => Traffic::Poisson(inner::<_, D::Error>(rest)?),
+            FlowKind::Onoff => Traffic::Onoff(inner::<_, D::Error>(rest)?),
+            FlowKind::Tcp => Traffic::Tcp(inner::<_, D::Error>(rest)?),
+        };
+        Ok(FlowSpec {
+            name: c.name,
+            src: c.src,
+            dst: c.dst,
+            packet_size: c.packet_size,
+            start: c.start,
+            stop: c.stop,
+            ecn: c.ecn,
+            traffic,
+        })
+    }
+}
+
+impl Serialize for FlowSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            name: &'a str,
+            #[serde(rename = "type")]
+            kind: FlowKind,
+            src: &'a str,
+            dst: &'a str,
+            packet_size: &'a Bytes,
+            start: &'a Duration,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            stop: &'a Option<Duration>,
+            ecn: bool,
+            #[serde(flatten)]
+            traffic: &'a Traffic,
+        }
+        Wire {
+            name: &self.name,
+            kind: self.kind(),
+            src: &self.src,
+            dst: &self.dst,
+            packet_size: &self.packet_size,
+            start: &self.start,
+            stop: &self.stop,
+            ecn: self.ecn,
+            traffic: &self.traffic,
+        }
+        .serialize(s)
+    }
 }
 
 /// An open-loop source's pattern with every field resolved: what `validate()` hands the
@@ -184,114 +283,62 @@ pub enum OpenLoop {
 }
 
 impl FlowSpec {
+    pub fn kind(&self) -> FlowKind {
+        match self.traffic {
+            Traffic::Cbr(_) => FlowKind::Cbr,
+            Traffic::Poisson(_) => FlowKind::Poisson,
+            Traffic::Onoff(_) => FlowKind::Onoff,
+            Traffic::Tcp(_) => FlowKind::Tcp,
+        }
+    }
+
+    /// The TCP connection's fields, or None for an open-loop source.
+    pub fn tcp(&self) -> Option<&TcpSpec> {
+        match &self.traffic {
+            Traffic::Tcp(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether the flow's TCP state is traced (`trace = true`).
+    pub fn traced(&self) -> bool {
+        self.tcp().is_some_and(|t| t.trace == Some(true))
+    }
+
     /// The resolved pattern of an open-loop flow: `Some(None)` for TCP, `None` when a
     /// required field is missing (which `check_kind` reports).
     pub(crate) fn open_loop(&self) -> Option<Option<OpenLoop>> {
-        Some(Some(match self.kind {
-            FlowKind::Tcp => return Some(None),
-            FlowKind::Cbr => OpenLoop::Cbr { bps: self.rate?.0 },
-            FlowKind::Poisson => OpenLoop::Poisson {
-                pps: match (self.rate, self.pkt_rate) {
+        Some(Some(match &self.traffic {
+            Traffic::Tcp(_) => return Some(None),
+            Traffic::Cbr(f) => OpenLoop::Cbr { bps: f.rate?.0 },
+            Traffic::Poisson(f) => OpenLoop::Poisson {
+                pps: match (f.rate, f.pkt_rate) {
                     (_, Some(x)) => x,
                     (Some(r), None) => r.0 as f64 / (8.0 * self.packet_size.0 as f64),
                     (None, None) => return None,
                 },
-                exp_sizes: self.size_dist == Some(SizeDist::Exponential),
+                exp_sizes: f.size_dist == Some(SizeDist::Exponential),
             },
-            FlowKind::Onoff => OpenLoop::OnOff {
-                bps: self.rate?.0,
-                on_mean_ns: self.on_time?.0 as f64,
-                off_mean_ns: self.off_time?.0 as f64,
-                dist: self.period_dist.unwrap_or(PeriodDist::Exponential),
-                shape: self.shape.unwrap_or(0.0),
+            Traffic::Onoff(f) => OpenLoop::OnOff {
+                bps: f.rate?.0,
+                on_mean_ns: f.on_time?.0 as f64,
+                off_mean_ns: f.off_time?.0 as f64,
+                dist: f.period_dist.unwrap_or(PeriodDist::Exponential),
+                shape: f.shape.unwrap_or(0.0),
             },
         }))
     }
 
+    /// The checks of the type's own fields (which fields it has was checked when read).
     pub(crate) fn check_kind(&self, p: &str, pr: &mut Problems) {
-        let f = self;
-        let kind = match f.kind {
-            FlowKind::Cbr => "cbr",
-            FlowKind::Poisson => "poisson",
-            FlowKind::Onoff => "onoff",
-            FlowKind::Tcp => "tcp",
+        let kind = self.kind().name();
+        let packet_size = self.packet_size;
+        let rate = match &self.traffic {
+            Traffic::Tcp(t) => return t.check(self.ecn, p, pr),
+            Traffic::Cbr(f) => f.rate,
+            Traffic::Poisson(f) => f.rate,
+            Traffic::Onoff(f) => f.rate,
         };
-        let present = [
-            ("rate", f.rate.is_some()),
-            ("pkt_rate", f.pkt_rate.is_some()),
-            ("size_dist", f.size_dist.is_some()),
-            ("on_time", f.on_time.is_some()),
-            ("off_time", f.off_time.is_some()),
-            ("period_dist", f.period_dist.is_some()),
-            ("shape", f.shape.is_some()),
-            ("variant", f.variant.is_some()),
-            ("bytes", f.bytes.is_some()),
-            ("ack_size", f.ack_size.is_some()),
-            ("max_window", f.max_window.is_some()),
-            ("initial_cwnd", f.initial_cwnd.is_some()),
-            ("delayed_ack", f.delayed_ack.is_some()),
-            ("delack_timeout", f.delack_timeout.is_some()),
-            ("min_rto", f.min_rto.is_some()),
-            ("initial_rto", f.initial_rto.is_some()),
-            ("max_rto", f.max_rto.is_some()),
-            ("granularity", f.granularity.is_some()),
-            ("dupack_response", f.dupack_response.is_some()),
-            ("recovery", f.recovery.is_some()),
-            ("partial_ack", f.partial_ack.is_some()),
-            ("halving", f.halving.is_some()),
-            ("fr_timer", f.fr_timer.is_some()),
-            ("recover_guard", f.recover_guard.is_some()),
-            ("rtt_estimator", f.rtt_estimator.is_some()),
-            ("limited_transmit", f.limited_transmit.is_some()),
-            ("ecn_retransmits", f.ecn_retransmits.is_some()),
-            ("ecn_backoff", f.ecn_backoff.is_some()),
-            ("trace", f.trace.is_some()),
-            ("congestion", f.congestion.is_some()),
-            ("pacing", f.pacing.is_some()),
-        ];
-        let allowed: &[&str] = match f.kind {
-            FlowKind::Cbr => &["rate"],
-            FlowKind::Poisson => &["rate", "pkt_rate", "size_dist"],
-            FlowKind::Onoff => &["rate", "on_time", "off_time", "period_dist", "shape"],
-            FlowKind::Tcp => &[
-                "variant",
-                "bytes",
-                "ack_size",
-                "max_window",
-                "initial_cwnd",
-                "delayed_ack",
-                "delack_timeout",
-                "min_rto",
-                "initial_rto",
-                "max_rto",
-                "granularity",
-                "dupack_response",
-                "recovery",
-                "partial_ack",
-                "halving",
-                "fr_timer",
-                "recover_guard",
-                "rtt_estimator",
-                "limited_transmit",
-                "ecn_retransmits",
-                "ecn_backoff",
-                "trace",
-                "congestion",
-                "pacing",
-            ],
-        };
-        for (field, is) in present {
-            if is && !allowed.contains(&field) {
-                pr.err(
-                    format!("{p}.{field}"),
-                    "",
-                    format!(
-                        "not a field of type = \"{kind}\"; its fields are {}",
-                        allowed.join(", ")
-                    ),
-                );
-            }
-        }
         let required = |v: &mut Problems, field: &str, is: bool| {
             if !is {
                 v.err(
@@ -301,15 +348,15 @@ impl FlowSpec {
                 );
             }
         };
-        if let Some(r) = f.rate {
+        if let Some(r) = rate {
             if r.0 == 0 {
                 pr.err(format!("{p}.rate"), "\"0bps\"", "must be > 0");
             }
         }
-        match f.kind {
-            FlowKind::Tcp => f.check_tcp(p, pr),
-            FlowKind::Cbr => required(pr, "rate", f.rate.is_some()),
-            FlowKind::Poisson => match (f.rate, f.pkt_rate) {
+        match &self.traffic {
+            Traffic::Tcp(_) => {}
+            Traffic::Cbr(_) => required(pr, "rate", rate.is_some()),
+            Traffic::Poisson(f) => match (f.rate, f.pkt_rate) {
                 (Some(_), Some(_)) => pr.err(
                     format!("{p}.pkt_rate"),
                     f.pkt_rate.unwrap_or(0.0),
@@ -326,8 +373,8 @@ impl FlowSpec {
                     "must be a finite number in [1e-6, 1e9] packets per second \
                          (a mean gap of 1 ns to 1000000 s)",
                 ),
-                (Some(r), None) if f.packet_size.0 > 0 => {
-                    let pps = r.0 as f64 / (8.0 * f.packet_size.0 as f64);
+                (Some(r), None) if packet_size.0 > 0 => {
+                    let pps = r.0 as f64 / (8.0 * packet_size.0 as f64);
                     if pps > MAX_PPS {
                         pr.err(
                             format!("{p}.rate"),
@@ -335,14 +382,14 @@ impl FlowSpec {
                             format!(
                                 "gives {pps:e} packets per second at packet_size = {} B; \
                                  a poisson flow may send at most 1e9 (a mean gap of 1 ns)",
-                                f.packet_size.0
+                                packet_size.0
                             ),
                         );
                     }
                 }
                 _ => {}
             },
-            FlowKind::Onoff => {
+            Traffic::Onoff(f) => {
                 required(pr, "rate", f.rate.is_some());
                 required(pr, "on_time", f.on_time.is_some());
                 required(pr, "off_time", f.off_time.is_some());
@@ -379,140 +426,33 @@ impl FlowSpec {
             }
         }
     }
+}
 
-    fn check_tcp(&self, p: &str, pr: &mut Problems) {
-        let f = self;
-        use tcp_defaults as d;
-        if let Some(b) = f.bytes {
-            if b.0 == 0 {
-                pr.err(
-                    format!("{p}.bytes"),
-                    0,
-                    "must be at least 1 (omit it for a bulk transfer)",
-                );
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each type's `fields()` list is its spec's own: serde's list for an unknown key.
+    #[test]
+    fn each_flow_types_field_list_is_its_specs() {
+        fn serde_list<T: serde::de::DeserializeOwned + std::fmt::Debug>() -> Vec<String> {
+            let mut t = toml::Table::new();
+            t.insert("zzz".into(), toml::Value::Integer(1));
+            let e = inner::<T, toml::de::Error>(t).unwrap_err().to_string();
+            let list = e.split("expected").nth(1).unwrap_or_default().to_string();
+            list.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(String::from)
+                .collect()
         }
-        if let Some(a) = f.ack_size {
-            if a.0 == 0 || a.0 > MAX_PACKET {
-                pr.err(
-                    format!("{p}.ack_size"),
-                    a.0,
-                    format!("must be in [1, {MAX_PACKET}] bytes"),
-                );
-            }
-        }
-        if f.max_window == Some(0) {
-            pr.err(format!("{p}.max_window"), 0, "must be at least 1 segment");
-        }
-        if let Some(w) = f.initial_cwnd {
-            if !(w.is_finite() && w >= 1.0) {
-                pr.err(
-                    format!("{p}.initial_cwnd"),
-                    w,
-                    "must be a finite number >= 1 (segments)",
-                );
-            }
-        }
-        if f.delack_timeout.is_some() && f.delayed_ack != Some(true) {
-            pr.err(
-                format!("{p}.delack_timeout"),
-                "",
-                "only used with delayed_ack = true",
-            );
-        }
-        for (field, on) in [
-            ("ecn_retransmits", f.ecn_retransmits),
-            ("ecn_backoff", f.ecn_backoff),
+        for (kind, list) in [
+            (FlowKind::Cbr, serde_list::<CbrSpec>()),
+            (FlowKind::Poisson, serde_list::<PoissonSpec>()),
+            (FlowKind::Onoff, serde_list::<OnoffSpec>()),
+            (FlowKind::Tcp, serde_list::<TcpSpec>()),
         ] {
-            if on == Some(true) && !f.ecn {
-                pr.err(
-                    format!("{p}.{field}"),
-                    "true",
-                    "only meaningful with ecn = true",
-                );
-            }
-        }
-        if f.partial_ack.is_some() && f.variant.is_some_and(|v| v != Variant::NewReno) {
-            pr.err(
-                format!("{p}.partial_ack"),
-                "",
-                "only used with variant = \"newreno\" (NewReno's partial-ACK rules)",
-            );
-        }
-        if f.partial_ack.is_some_and(|r| r != PartialAck::Rfc6582)
-            && f.recovery.is_some_and(|r| r != Recovery::Classic)
-        {
-            pr.err(
-                format!("{p}.partial_ack"),
-                "",
-                "ns-2's rules need recovery = \"classic\" (PRR sets the window itself)",
-            );
-        }
-        if f.delack_timeout == Some(Duration(0)) {
-            pr.err(format!("{p}.delack_timeout"), "\"0ns\"", "must be > 0");
-        }
-        let min_rto = f.min_rto.map_or(d::MIN_RTO, |x| x.0);
-        let max_rto = f.max_rto.map_or(d::MAX_RTO, |x| x.0);
-        let initial_rto = f.initial_rto.map_or(d::INITIAL_RTO, |x| x.0);
-        for (field, v) in [
-            ("min_rto", f.min_rto),
-            ("initial_rto", f.initial_rto),
-            ("max_rto", f.max_rto),
-            ("granularity", f.granularity),
-        ] {
-            if let Some(v) = v {
-                pr.time_at_most(format!("{p}.{field}"), v);
-                if v.0 == 0 && field != "granularity" {
-                    pr.err(format!("{p}.{field}"), "\"0ns\"", "must be > 0");
-                }
-            }
-        }
-        if let Some(cc) = &f.congestion {
-            cc.validate(&format!("{p}.congestion"), pr);
-            super::flow_bbr::check(f, cc, p, pr);
-            // `halving` and `ecn_backoff` are Reno's (ns-2's) too, but a profile fills them
-            // in for every TCP flow: CUBIC does not read them.
-            if cc.kind() == "dctcp" && f.ecn_retransmits == Some(false) {
-                pr.err(
-                    format!("{p}.ecn_retransmits"),
-                    "false",
-                    "DCTCP sends every segment ECT(0), retransmissions included (Linux); \
-                     omit it or set true",
-                );
-            }
-            if cc.kind() == "dctcp" && !f.ecn {
-                pr.err(
-                    format!("{p}.ecn"),
-                    "false",
-                    "congestion type = \"dctcp\" needs ecn = true (RFC 8257: DCTCP reacts to \
-                     the fraction of marked data)",
-                );
-            }
-            if cc.kind() != "reno" && f.dupack_response == Some(DupackResponse::RetransmitOnly) {
-                pr.err(
-                    format!("{p}.dupack_response"),
-                    "\"retransmit_only\"",
-                    format!(
-                        "only used with congestion type = \"reno\" (got \"{}\")",
-                        cc.kind()
-                    ),
-                );
-            }
-        }
-        let fmt = crate::units::format_time;
-        if min_rto > max_rto {
-            pr.err(
-                format!("{p}.min_rto"),
-                format!("\"{}\"", fmt(min_rto)),
-                format!("must be <= max_rto = \"{}\"", fmt(max_rto)),
-            );
-        }
-        if initial_rto > max_rto {
-            pr.err(
-                format!("{p}.initial_rto"),
-                format!("\"{}\"", fmt(initial_rto)),
-                format!("must be <= max_rto = \"{}\"", fmt(max_rto)),
-            );
+            assert_eq!(kind.fields(), list, "{kind:?}");
         }
     }
 }

@@ -1,11 +1,11 @@
 //! The flow fields that cannot apply with a rate-based controller (BBR): it always paces,
 //! and sets the window in recovery itself (Linux's `cong_control` replaces PRR).
 
-use super::flow::{FlowSpec, Recovery};
+use super::flow_tcp::{Recovery, TcpSpec};
 use crate::check::Problems;
 use crate::tcp::congestion::CongestionSpec;
 
-pub(super) fn check(f: &FlowSpec, cc: &CongestionSpec, p: &str, pr: &mut Problems) {
+pub(super) fn check(f: &TcpSpec, cc: &CongestionSpec, p: &str, pr: &mut Problems) {
     if cc.kind() != "bbr" {
         return;
     }

@@ -11,6 +11,7 @@
 
 pub(crate) mod flow;
 mod flow_bbr;
+mod flow_tcp;
 mod json;
 mod profile;
 pub mod repeat;
@@ -21,7 +22,7 @@ use crate::aqm::{Limit, QueueCtx};
 pub(crate) use crate::check::integer_range_message;
 use crate::check::{inner, tagged_table, Field, Item, Problems, INNER, MAX_PACKET, MAX_TIME};
 use crate::units::{Bytes, Duration, Rate, Time};
-pub use flow::{tcp_defaults, FlowKind, FlowSpec, OpenLoop, PeriodDist, SizeDist};
+pub use flow::*;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
@@ -582,7 +583,7 @@ impl Validator {
                     .map(|(n, sw)| sw.input_queues(switch::port_links(s, &n.name).len()))
                     .sum();
                 let queues = 2 * s.links.len() as u64 + traced_inputs as u64;
-                let traced = s.flows.iter().filter(|f| f.trace == Some(true)).count() as u64;
+                let traced = s.flows.iter().filter(|f| f.traced()).count() as u64;
                 let series = 8 * queues + 4 * traced;
                 let values = (samples + 1).saturating_mul(series);
                 if values > MAX_SERIES_VALUES {

@@ -248,13 +248,7 @@ impl Simulator<'_> {
                 };
                 FlowSummary {
                     name: spec.name.clone(),
-                    kind: match spec.kind {
-                        FlowKind::Cbr => "cbr",
-                        FlowKind::Poisson => "poisson",
-                        FlowKind::Onoff => "onoff",
-                        FlowKind::Tcp => "tcp",
-                    }
-                    .into(),
+                    kind: spec.kind().name().into(),
                     src: spec.src.clone(),
                     dst: spec.dst.clone(),
                     sent_pkts: c.passed.sent_pkts,

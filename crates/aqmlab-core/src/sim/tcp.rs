@@ -2,6 +2,7 @@
 //! retransmission and delayed-ACK timers, segments and ACKs onto the network).
 
 use super::*;
+use crate::scenario::TcpSpec;
 use crate::tcp::congestion::CongestionSpec;
 use crate::tcp::receiver::Echo;
 
@@ -212,9 +213,9 @@ fn sync_timer(
     }
 }
 
-pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
+pub(super) fn tcp_state(spec: &FlowSpec, f: &TcpSpec, seed: u64, run: u64) -> TcpState {
     use crate::scenario::tcp_defaults as d;
-    let seg = f.packet_size.0;
+    let seg = spec.packet_size.0;
     let granularity = f.granularity.map_or(d::GRANULARITY, |x| x.0);
     let rtt_rule = f.rtt_estimator.unwrap_or(RttRule::Rfc6298);
     let congestion = f.congestion.clone().unwrap_or_default();
@@ -226,10 +227,10 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
     };
     let cfg = SenderConfig {
         variant: f.variant.unwrap_or(Variant::NewReno),
-        ecn: f.ecn,
+        ecn: spec.ecn,
         dupack_response: f.dupack_response.unwrap_or(DupackResponse::Halve),
         // ns-2's response is Reno's (a profile sets it on every TCP flow).
-        ecn_backoff: f.ecn && f.ecn_backoff == Some(true) && reno,
+        ecn_backoff: spec.ecn && f.ecn_backoff == Some(true) && reno,
         recovery: f.recovery.unwrap_or(Recovery::Classic),
         partial_ack: f.partial_ack.unwrap_or(PartialAck::Rfc6582),
         halving: f.halving.unwrap_or(Halving::Rfc5681),
@@ -250,7 +251,7 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         clock_phase: match rtt_rule {
             RttRule::Rfc6298 => 0,
             _ => {
-                Rng::for_path_of(seed, run, &["flows/", &f.name, "/clock"]).next_u64()
+                Rng::for_path_of(seed, run, &["flows/", &spec.name, "/clock"]).next_u64()
                     % granularity.max(1)
             }
         },
@@ -260,7 +261,7 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         // The controller's own stream (BBR's ProbeBW phases), derived from the flow's name.
         congestion_seed: match &congestion {
             CongestionSpec::Bbr(_) => {
-                Rng::for_path_of(seed, run, &["flows/", &f.name, "/congestion"]).next_u64()
+                Rng::for_path_of(seed, run, &["flows/", &spec.name, "/congestion"]).next_u64()
             }
             _ => 0,
         },
@@ -273,13 +274,13 @@ pub(super) fn tcp_state(f: &FlowSpec, seed: u64, run: u64) -> TcpState {
         receiver: Receiver::new(f.variant == Some(Variant::Sack), delack, echo),
         rto_timer: None,
         delack_timer: None,
-        ecn: f.ecn,
+        ecn: spec.ecn,
         // Linux sends every segment of a DCTCP socket ECT(0), retransmissions and pure
         // ACKs too (`tcp_ecn_send`: no `INET_ECN_dontxmit` when `tcp_ca_needs_ecn`).
-        ecn_retransmits: f.ecn && (f.ecn_retransmits == Some(true) || dctcp),
+        ecn_retransmits: spec.ecn && (f.ecn_retransmits == Some(true) || dctcp),
         ect_acks: dctcp,
         ack_size: f.ack_size.map_or(d::ACK_SIZE, |x| x.0) as u32,
-        start: f.start.0,
+        start: spec.start.0,
         stats_at_warmup: SenderStats::default(),
         delivered_at_warmup: 0,
         ce_at_warmup: 0,

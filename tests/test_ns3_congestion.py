@@ -62,7 +62,7 @@ def test_cubic_is_ns3s_tcp_cubic_with_every_attribute_written():
         "Beta": ["double", 0.8],
         "FastConvergence": ["bool", True],
         "TcpFriendliness": ["bool", True],
-        "HyStart": ["bool", False],  # aqmlab has no HyStart
+        "HyStart": ["bool", False],  # Linux's HyStart, not HyStart++: off
         "HyStartLowWindow": ["uint", 16],
         "HyStartDetect": ["enum", "BOTH"],
         "HyStartMinSamples": ["uint", 8],
@@ -75,6 +75,19 @@ def test_cubic_is_ns3s_tcp_cubic_with_every_attribute_written():
     assert d["ns3::TcpSocketState::EnablePacing"] == ["bool", False]
     c = aqmlab.canonical(cubic_dumbbell(congestion=sc.cubic(fast_convergence=False)))
     assert ns3.translate(c)["defaults"]["ns3::TcpCubic::FastConvergence"] == ["bool", False]
+
+
+def test_cubic_with_hystart_is_refused_with_the_path():
+    """ns-3's TcpCubic HyStart is Linux's ACK-train and delay detector, not RFC 9406's
+    HyStart++: a flow with hystart = true has no ns-3 counterpart."""
+    c = aqmlab.canonical(cubic_dumbbell(count=2, congestion=sc.cubic(hystart=True)))
+    assert all(f["congestion"]["hystart"] is True for f in c["flows"])
+    p = refused(c)
+    assert set(p) == {"flows[0].congestion.hystart", "flows[1].congestion.hystart"}, p
+    assert "RFC 9406" in p["flows[0].congestion.hystart"]
+    off = aqmlab.canonical(cubic_dumbbell(count=2, congestion=sc.cubic(hystart=False)))
+    assert all(f["congestion"]["hystart"] is False for f in off["flows"])
+    assert ns3.translate(off)["defaults"]["ns3::TcpCubic::HyStart"] == ["bool", False]
 
 
 def test_reno_stays_newreno_with_or_without_a_table():
@@ -92,8 +105,10 @@ def test_controllers_and_their_fields_ns3_cannot_match_are_refused_with_the_path
     p = refused(with_flows(c, congestion={"type": "vegas"}))
     assert "'vegas'" in p["flows[0].congestion.type"]
     cubic = {"type": "cubic", "c": 0.4, "beta": 0.7, "fast_convergence": True}
-    p = refused(with_flows(c, congestion=cubic | {"hystart": True}))
-    assert "flows[1].congestion.hystart" in p
+    p = refused(with_flows(c, congestion=cubic | {"hystart": True, "hystart_low_window": 16}))
+    assert "HyStart++" in p["flows[1].congestion.hystart"]
+    assert "does not know" in p["flows[1].congestion.hystart_low_window"]
+    assert "missing" in refused(with_flows(c, congestion=cubic))["flows[0].congestion.hystart"]
     p = refused(with_flows(c, congestion={"type": "cubic", "c": 0.4}))
     assert {"flows[0].congestion.beta", "flows[0].congestion.fast_convergence"} <= set(p)
     # ns-3 paces other controllers by Linux's ratios, not translated.

@@ -101,6 +101,8 @@ def test_random_sessions_are_reproducible_and_respect_the_horizon():
 def test_congestion_builders_emit_the_tables_and_dctcp_runs_through_a_step():
     assert sc.reno() == {"type": "reno"}
     assert sc.cubic(beta=0.5) == {"type": "cubic", "beta": 0.5}
+    assert sc.cubic(hystart=False) == {"type": "cubic"}  # the engine's default
+    assert sc.cubic(hystart=True) == {"type": "cubic", "hystart": True}
     assert sc.dctcp() == {"type": "dctcp"}
     assert sc.dctcp(g=0.125, initial_alpha=0.5) == {
         "type": "dctcp",
@@ -152,3 +154,18 @@ def test_bbr_builder_and_its_trace_columns():
     # The flow leaves Startup (0) for ProbeBW (2) within 5 s on an idle 10 Mb/s path.
     assert b["bbr_state"].iloc[0] == 0 and (b["bbr_state"] == 2).any()
     assert b["btl_bw_pps"].max() > 0 and (r["cwnd"] > 2).any()
+
+
+def test_cubic_hystart_builder_and_its_trace_column():
+    # sc.cubic(hystart=True) runs HyStart++ (RFC 9406); only such a flow traces `hystart`
+    # (NaN for a plain CUBIC flow traced in the same run), and on this idle 10 Mb/s path
+    # with a 50-packet buffer its delay rise takes it from slow start (0) to CSS (1).
+    flows = [
+        sc.tcp("h", "s0", "d0", variant="sack", trace=True, congestion=sc.cubic(hystart=True)),
+        sc.tcp("c", "s1", "d1", variant="sack", trace=True, start="4s", congestion=sc.cubic()),
+    ]
+    ts = aqmlab.run(scenario(flows, duration="5s")).flow_timeseries
+    h, c = ts[ts["flow"] == "h"], ts[ts["flow"] == "c"]
+    assert c["hystart"].isna().all()
+    assert h["hystart"].iloc[0] == 0 and (h["hystart"] == 1).any()
+    assert set(h["hystart"].dropna()) <= {0, 1, 2, 3}

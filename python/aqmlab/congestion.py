@@ -16,11 +16,22 @@ def reno() -> dict[str, Any]:
 
 
 def cubic(
-    *, c: float | None = None, beta: float | None = None, fast_convergence: bool | None = None
+    *,
+    c: float | None = None,
+    beta: float | None = None,
+    fast_convergence: bool | None = None,
+    hystart: bool = False,
 ) -> dict[str, Any]:
     """CUBIC (RFC 9438) as a TCP flow's controller. Defaults: c 0.4, beta 0.7,
-    fast_convergence true."""
-    return _opt({"type": "cubic"}, c=c, beta=beta, fast_convergence=fast_convergence)
+    fast_convergence true; ``hystart=True`` runs HyStart++ (RFC 9406) in the first slow
+    start (docs/congestion/cubic.md)."""
+    return _opt(
+        {"type": "cubic"},
+        c=c,
+        beta=beta,
+        fast_convergence=fast_convergence,
+        hystart=True if hystart else None,
+    )
 
 
 def dctcp(*, g: float | None = None, initial_alpha: float | None = None) -> dict[str, Any]:

@@ -65,7 +65,7 @@ TCP_FIELDS = {
 # The controllers the translation runs, with the fields of each (docs/tcp.md).
 CC = {
     "reno": ("ns3::TcpNewReno", ()),
-    "cubic": ("ns3::TcpCubic", ("c", "beta", "fast_convergence")),
+    "cubic": ("ns3::TcpCubic", ("c", "beta", "fast_convergence", "hystart")),
     "dctcp": ("ns3::TcpDctcp", ("g", "initial_alpha")),
     "bbr": (
         "ns3::TcpBbr",
@@ -351,6 +351,10 @@ class _Spec:
 
     def cc_cubic(self, cc, p, f):
         c, beta = float(cc.pop("c")), float(cc.pop("beta"))
+        if cc.pop("hystart"):
+            # ns-3's HyStart is Linux's (ACK trains and a delay rise end slow start at once),
+            # not RFC 9406's HyStart++ (a delay rise enters CSS, five rounds to exit).
+            self.refuse(f"{p}.hystart", "true (ns-3's HyStart is not RFC 9406's HyStart++)")
         for name, v in (
             ("C", ["double", c]),
             ("Beta", ["double", beta]),
@@ -358,8 +362,9 @@ class _Spec:
             # RFC 9438 §4.3's Reno-friendly region (W_est, Eq. 4): ns-3's tcp_cwnd with
             # alpha 3(1 - beta)/(1 + beta) per RTT.
             ("TcpFriendliness", ["bool", True]),
-            # aqmlab has no HyStart (RFC 9406): slow start ends at ssthresh or a loss. The
-            # HyStart parameters are inert with HyStart off; written at ns-3's values.
+            # Off: aqmlab's slow start without HyStart++ ends at ssthresh or a loss (with it
+            # the flow is refused above). The HyStart parameters are inert with HyStart off;
+            # written at ns-3's values.
             ("HyStart", ["bool", False]),
             ("HyStartLowWindow", ["uint", 16]),
             ("HyStartDetect", ["enum", "BOTH"]),

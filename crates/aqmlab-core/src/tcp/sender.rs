@@ -215,7 +215,15 @@ pub struct Sender {
     rate: Option<Box<DeliveryRate>>,
     /// Pacing (`super::pacing`), when the controller paces or the flow asks for it.
     pacer: Option<Box<Pacer>>,
+    /// Send times of the segments [snd_una, maxseq) for a controller that `wants_ack_rtt`
+    /// (`RESENT` once retransmitted); absent otherwise, as `rate`. Boxed so that a sender
+    /// without it carries one word, not a VecDeque's four (large runs hold many senders).
+    #[allow(clippy::box_collection)]
+    sent_at: Option<Box<VecDeque<Time>>>,
 }
+
+/// A `sent_at` entry whose segment was retransmitted: its ACK gives no RTT sample (Karn).
+const RESENT: Time = Time::MAX;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct PrrState {
@@ -269,6 +277,7 @@ impl Sender {
             stats: SenderStats::default(),
             rate: None,
             pacer: None,
+            sent_at: None,
             cfg,
         }
         .with_rate_and_pacing()
@@ -317,6 +326,12 @@ impl Sender {
     fn transmit(&mut self, seq: u64, now: Time, out: &mut Vec<Segment>) {
         let retransmit = seq < self.maxseq;
         self.stamp_sent(seq, now);
+        if let Some(q) = self.sent_at.as_deref_mut() {
+            match q.get_mut((seq - self.snd_una) as usize) {
+                Some(t) => *t = RESENT,
+                None => q.push_back(now),
+            }
+        }
         if retransmit {
             self.stats.retransmits += 1;
             // Karn (ns-2 ends a measurement only at a timeout or fast retransmit instead).
@@ -487,11 +502,13 @@ impl Sender {
             return; // acknowledges data never sent: ignore (cannot happen in the simulator)
         }
         if ack.ack > self.snd_una {
+            let rtt = self.ack_rtt(ack.ack, now);
             self.cc.on_delivery(&Delivery {
                 segments: ack.ack - self.snd_una,
                 ece: self.cfg.ecn && ack.ece,
                 una: ack.ack,
                 high: self.maxseq,
+                rtt,
             });
         }
         // ECN: react at most once per window of data, and not during loss recovery.
@@ -548,6 +565,20 @@ impl Sender {
         }
         self.send_more(now, out);
         self.check_app_limited();
+    }
+
+    /// The RTT of the newest segment below `a`, forgetting the send times below it; None
+    /// without per-ACK sampling or when any of them was retransmitted.
+    fn ack_rtt(&mut self, a: u64, now: Time) -> Option<Time> {
+        let q = self.sent_at.as_deref_mut()?;
+        let mut newest = None;
+        let mut resent = false;
+        for _ in self.snd_una..a {
+            let t = q.pop_front();
+            resent |= t == Some(RESENT);
+            newest = t.or(newest);
+        }
+        newest.filter(|_| !resent).map(|t| now - t)
     }
 
     fn prr_on(&self) -> bool {
@@ -649,6 +680,9 @@ impl Sender {
                     rate: None,
                 };
                 self.cwnd = self.cc.on_ack(self.cwnd, self.ssthresh, &acked);
+                if let Some(s) = self.cc.take_ssthresh() {
+                    self.ssthresh = s;
+                }
             }
         }
         if self.cfg.ecn_backoff && self.cwnd < 1.0 {

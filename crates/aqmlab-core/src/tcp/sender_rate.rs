@@ -12,6 +12,9 @@ impl Sender {
         if self.cc.wants_rate() {
             self.rate = Some(Box::default());
         }
+        if self.cc.wants_ack_rtt() {
+            self.sent_at = Some(Box::default());
+        }
         if self.cfg.pacing || self.cc.pacing_rate().is_some() {
             self.pacer = Some(Box::default());
         }

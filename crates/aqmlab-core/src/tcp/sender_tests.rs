@@ -834,3 +834,36 @@ fn pacing_spaces_segments_at_linuxs_default_rate() {
         "the window, not pacing, holds the rest"
     );
 }
+
+/// Per-ACK RTT samples (`Delivery::rtt`) only for a controller that asks (CUBIC with
+/// HyStart++): the newest segment an ACK covers gives the sample, and none when any it
+/// covers was retransmitted (Karn). Probed on clones, as `on_ack` takes the same entries.
+#[test]
+fn per_ack_rtt_samples_only_when_asked_and_never_for_a_retransmission() {
+    use crate::tcp::congestion::CubicSpec;
+    let plain = sender_with_flight_11(cfg(Variant::NewReno));
+    assert!(plain.sent_at.is_none());
+    let hystart = CongestionSpec::Cubic(CubicSpec {
+        hystart: true,
+        ..CubicSpec::default()
+    });
+    let mut s = sender_with_flight_11(SenderConfig {
+        congestion: hystart,
+        ..cfg(Variant::NewReno)
+    });
+    // Segments 1..=9 left at 0, 10 and 11 at 100 ms.
+    assert_eq!(s.sent_at.as_deref().map(VecDeque::len), Some(11));
+    let mut t = s.clone();
+    assert_eq!(t.ack_rtt(3, 150 * MS), Some(150 * MS));
+    assert_eq!(t.ack_rtt(12, 230 * MS), Some(130 * MS));
+    let mut out = vec![];
+    let now = expire(&mut s, &mut out);
+    assert_eq!(seqs(&out), vec![1], "go back N from snd.una");
+    let mut t = s.clone();
+    assert_eq!(t.ack_rtt(2, now + 10 * MS), None, "segment 1 was resent");
+    assert_eq!(
+        s.clone().ack_rtt(3, now + 10 * MS),
+        None,
+        "1 among those covered"
+    );
+}

@@ -14,8 +14,12 @@
 //!   then W_est += α_cubic · segments_acked / cwnd per new ACK, α_cubic = 3(1 − β)/(1 + β)
 //!   (0.529 for β = 0.7), and α_cubic = 1 once W_est ≥ cwnd_prior (the window at the last
 //!   reduction; §4.3's SHOULD). When W_cubic(t) < W_est, cwnd = W_est.
-//! - Slow start below ssthresh as Reno (cwnd += 1 per new ACK, §4.10). HyStart++ (RFC 9406)
-//!   is not implemented: slow start ends at ssthresh or at a congestion event only.
+//! - Slow start below ssthresh as Reno (cwnd += 1 per new ACK, §4.10), ended by ssthresh
+//!   or a congestion event. With `hystart = true`, the first slow start is HyStart++
+//!   (RFC 9406, `congestion::hystart`): cwnd += min(N, L) per ACK of N segments, CSS's
+//!   quarter of that after a delay rise, and after CSS's rounds ssthresh = cwnd with
+//!   §4.10's special case: cwnd_prior = cwnd, and the epoch begins with W_max = cwnd and
+//!   K = 0 (no loss has defined W_max).
 //! - A congestion event (§4.6), fast retransmit or ECN-Echo: flight-based,
 //!   ssthresh = FlightSize · β_cubic with β_cubic = 0.7 (§4.6; the cwnd-based form is the
 //!   MAY that needs extra care when flight < cwnd), cwnd = max(ssthresh, 2) on a loss and
@@ -30,7 +34,8 @@
 //!   congestion avoidance (so t excludes fast recovery, as Linux's `epoch_start = 0`).
 //! - An ACK carrying ECE never opens the window (RFC 3168 §6.1.2), as with Reno.
 
-use super::{Acked, Congestion, Controller, Reduction};
+use super::hystart::HyStart;
+use super::{Acked, Congestion, Controller, Delivery, Reduction};
 use crate::check::Problems;
 use crate::units::{secs, Time};
 use serde::{Deserialize, Serialize};
@@ -45,6 +50,10 @@ pub struct CubicConfig {
     pub c: f64,
     pub beta: f64,
     pub fast_convergence: bool,
+    /// HyStart++ (RFC 9406) in the first slow start.
+    pub hystart: bool,
+    /// The sender paces: HyStart++'s L is unbounded.
+    pub paced: bool,
 }
 
 impl Default for CubicConfig {
@@ -53,6 +62,8 @@ impl Default for CubicConfig {
             c: DEFAULT_C,
             beta: DEFAULT_BETA,
             fast_convergence: true,
+            hystart: false,
+            paced: false,
         }
     }
 }
@@ -72,6 +83,10 @@ pub struct Cubic {
     /// Eq. 2's K, seconds.
     k: f64,
     w_est: f64,
+    /// HyStart++, when configured (its phase is kept after it ends, for the trace).
+    hystart: Option<HyStart>,
+    /// ssthresh = cwnd at HyStart++'s exit, until the sender takes it.
+    exit_ssthresh: Option<f64>,
 }
 
 impl Cubic {
@@ -84,6 +99,8 @@ impl Cubic {
             epoch_start: None,
             k: 0.0,
             w_est: 0.0,
+            hystart: cfg.hystart.then(|| HyStart::new(cfg.paced)),
+            exit_ssthresh: None,
         }
     }
 
@@ -115,6 +132,7 @@ impl Cubic {
 
     /// ssthresh after a loss or a mark, with cwnd_prior, W_max and the epoch reset.
     fn reduce(&mut self, flight: u64, cwnd: f64) -> f64 {
+        self.end_hystart();
         self.epoch_start = None;
         self.cwnd_prior = cwnd;
         self.w_max = if self.cfg.fast_convergence && cwnd < self.w_max {
@@ -124,12 +142,44 @@ impl Cubic {
         };
         flight as f64 * self.cfg.beta
     }
+
+    fn end_hystart(&mut self) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.end();
+        }
+        self.exit_ssthresh = None;
+    }
+
+    /// HyStart++'s phase (None without it).
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_ref()
+    }
 }
 
 impl Controller for Cubic {
+    fn on_delivery(&mut self, d: &Delivery) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_delivery(d);
+        }
+    }
+
     fn on_ack(&mut self, cwnd: f64, ssthresh: f64, ack: &Acked) -> f64 {
         if ack.ece {
             return cwnd;
+        }
+        let mut ssthresh = ssthresh;
+        if let Some(h) = self.hystart.as_mut() {
+            if h.take_exit() {
+                // RFC 9438 §4.10: W_max undefined, so the epoch starts at cwnd with K = 0.
+                self.exit_ssthresh = Some(cwnd);
+                self.cwnd_prior = cwnd;
+                self.w_max = 0.0;
+                ssthresh = cwnd;
+            } else if cwnd >= ssthresh {
+                h.end();
+            } else if let Some(g) = h.growth(ack.segments) {
+                return cwnd + g;
+            }
         }
         if cwnd < ssthresh {
             return cwnd + 1.0;
@@ -182,6 +232,7 @@ impl Controller for Cubic {
                 repeated,
                 ..
             } => {
+                self.end_hystart();
                 self.epoch_start = None;
                 self.w_max = 0.0;
                 self.cwnd_prior = 0.0;
@@ -199,14 +250,31 @@ impl Controller for Cubic {
         }
     }
 
+    fn take_ssthresh(&mut self) -> Option<f64> {
+        self.exit_ssthresh.take()
+    }
+
+    fn wants_ack_rtt(&self) -> bool {
+        self.hystart.is_some()
+    }
+
+    /// `hystart` (`hystart::Phase` as a number) only with HyStart++ configured, so that
+    /// the traces of a plain CUBIC keep their columns.
     fn metric_names(&self) -> &'static [&'static str] {
-        &["w_max", "k", "w_est"]
+        if self.hystart.is_some() {
+            &["w_max", "k", "w_est", "hystart"]
+        } else {
+            &["w_max", "k", "w_est"]
+        }
     }
 
     fn metrics(&self, out: &mut [f64]) {
         out[0] = self.w_max;
         out[1] = self.k;
         out[2] = self.w_est;
+        if let Some(h) = &self.hystart {
+            out[3] = h.phase() as u8 as f64;
+        }
     }
 }
 
@@ -227,6 +295,9 @@ pub struct CubicSpec {
     /// RFC 9438 §4.7 (on by default, as Linux's `fast_convergence = 1`).
     #[serde(default = "default_true")]
     pub fast_convergence: bool,
+    /// HyStart++ (RFC 9406) in the first slow start; off by default.
+    #[serde(default)]
+    pub hystart: bool,
 }
 
 fn default_c() -> f64 {
@@ -245,6 +316,7 @@ impl Default for CubicSpec {
             c: DEFAULT_C,
             beta: DEFAULT_BETA,
             fast_convergence: true,
+            hystart: false,
         }
     }
 }
@@ -267,11 +339,13 @@ impl CubicSpec {
         }
     }
 
-    pub fn build(&self, _cfg: &super::SenderConfig) -> Cubic {
+    pub fn build(&self, cfg: &super::SenderConfig) -> Cubic {
         Cubic::new(CubicConfig {
             c: self.c,
             beta: self.beta,
             fast_convergence: self.fast_convergence,
+            hystart: self.hystart,
+            paced: cfg.pacing,
         })
     }
 }
@@ -451,6 +525,71 @@ mod tests {
         assert_eq!(c.on_ack(30.0, 28.0, &e), 30.0);
     }
 
+    /// HyStart++ inside CUBIC: slow start at min(N, L) per ACK, a 10 ms rise enters CSS,
+    /// and 5 CSS rounds later the ACK that ends them asks the sender for ssthresh = cwnd
+    /// (given once) and begins the epoch of RFC 9438 §4.10 (W_max = cwnd, K = 0).
+    /// Without `hystart` no per-ACK samples are asked for and no metric is added.
+    #[test]
+    fn hystart_exits_slow_start_into_an_epoch_at_cwnd() {
+        use crate::tcp::congestion::hystart::Phase;
+        let plain = Cubic::new(CubicConfig::default());
+        assert!(!plain.wants_ack_rtt());
+        assert_eq!(plain.metric_names().len(), 3);
+        let mut c = Cubic::new(CubicConfig {
+            hystart: true,
+            ..CubicConfig::default()
+        });
+        assert!(c.wants_ack_rtt());
+        assert_eq!(c.metric_names()[3], "hystart");
+        let (mut cwnd, ssthresh) = (10.0, 1e9);
+        let (mut una, mut high, mut now) = (0u64, 10u64, at(1.0));
+        let mut round = 0;
+        let taken = 'rounds: loop {
+            let rtt = if round < 2 { 40 } else { 50 };
+            let end = high;
+            while una < end {
+                una += 1;
+                now += at(0.001);
+                c.on_delivery(&Delivery {
+                    segments: 1,
+                    ece: false,
+                    una,
+                    high,
+                    rtt: Some(at(rtt as f64 / 1000.0)),
+                });
+                let before = cwnd;
+                cwnd = c.on_ack(cwnd, ssthresh, &ack(now, 0.05));
+                if let Some(s) = c.take_ssthresh() {
+                    assert_eq!(s, before);
+                    break 'rounds Some(s);
+                }
+                high = una + cwnd as u64;
+            }
+            round += 1;
+            assert!(round < 20, "no exit");
+            if c.hystart().unwrap().phase() == Phase::Exited {
+                break None;
+            }
+        };
+        let s = taken.expect("ssthresh = cwnd given");
+        assert_eq!(c.take_ssthresh(), None, "given once");
+        assert_eq!((c.w_max(), c.k()), (s, 0.0));
+        let mut m = [0.0; 4];
+        c.metrics(&mut m);
+        assert_eq!(m[3], 2.0);
+        // A loss afterwards is CUBIC's usual reduction; HyStart++ stays over.
+        c.on_congestion(Congestion::Loss { flight: 100 }, s, s);
+        c.metrics(&mut m);
+        assert_eq!(m[3], 2.0, "the exit stays traced");
+        let mut d = Cubic::new(CubicConfig {
+            hystart: true,
+            ..CubicConfig::default()
+        });
+        d.on_congestion(Congestion::Loss { flight: 20 }, 20.0, 1e9);
+        assert_eq!(d.hystart().unwrap().phase(), Phase::Ended);
+        assert!(d.on_ack(14.0, 14.0, &ack(at(2.0), 0.05)) > 14.0);
+    }
+
     #[test]
     fn spec_checks() {
         let mut p = Problems::default();
@@ -460,6 +599,7 @@ mod tests {
             c: 0.0,
             beta: 1.0,
             fast_convergence: true,
+            hystart: false,
         }
         .validate("f.congestion", &mut p);
         assert_eq!(p.errors.len(), 2);

@@ -193,6 +193,7 @@ mod tests {
             ece,
             una,
             high,
+            rtt: None,
         }
     }
     const ACK: Acked = super::super::TEST_ACK;

@@ -12,11 +12,13 @@
 //! |---|---|---|
 //! | `on_delivery` | every ACK that advances snd.una, before the ECN reaction (DCTCP's α) | nothing |
 //! | `on_ack` | a new cumulative ACK outside recovery (or the one ending ns-2's NewReno recovery) | cwnd after it |
+//! | `take_ssthresh` | after each `on_ack` | Some: the new ssthresh (CUBIC's HyStart++ exit to congestion avoidance) |
 //! | `on_congestion` | a fast retransmit, an ECN reaction, a retransmission timeout | ssthresh and the un-inflated cwnd |
 //! | `on_recovery_end` | fast recovery ends (the sender sets the exit window) | nothing |
 //! | `pacing_rate` | the sender may pace | segments per second, None: ACK-clocked |
 //! | `wants_rate` | at the sender's start | true: a delivery-rate sample (`Acked::rate`) on every ACK, and the controller sets the window on each, in recovery too |
 //! | `app_limited` | after each such ACK | true: mark the samples app-limited (BBR's ProbeRTT) |
+//! | `wants_ack_rtt` | at the sender's start | true: an RTT sample on every ACK that can give one (`Delivery::rtt`; HyStart++) |
 //! | `metric_names`, `metrics` | a time-series sample is taken | its own state (none for Reno) |
 //!
 //! Adding an algorithm: one file with its spec, validation, state, pure decisions and tests,
@@ -25,6 +27,7 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod hystart;
 pub mod reno;
 
 use super::delivery::RateSample;
@@ -77,6 +80,9 @@ pub struct Delivery {
     /// snd.una after the ACK, and one past the highest segment sent.
     pub una: u64,
     pub high: u64,
+    /// The RTT of the newest segment this ACK acknowledges, only for a controller that
+    /// `wants_ack_rtt`; None when any segment it acknowledges was retransmitted (Karn).
+    pub rtt: Option<Time>,
 }
 
 /// Why the window is reduced.
@@ -117,6 +123,16 @@ pub trait Controller {
     fn on_congestion(&mut self, event: Congestion, cwnd: f64, ssthresh: f64) -> Reduction;
     /// Fast recovery ended (the sender has set cwnd by its recovery's exit rule).
     fn on_recovery_end(&mut self) {}
+    /// A new ssthresh decided at the last `on_ack`, given once (HyStart++ leaving slow
+    /// start without a congestion event).
+    fn take_ssthresh(&mut self) -> Option<f64> {
+        None
+    }
+    /// Per-ACK RTT samples in `Delivery::rtt` (the sender then stamps every new segment's
+    /// send time: only CUBIC with HyStart++ asks).
+    fn wants_ack_rtt(&self) -> bool {
+        false
+    }
     /// A pacing rate in segments per second; None: send as the ACKs clock it.
     fn pacing_rate(&self) -> Option<f64> {
         None
@@ -246,6 +262,13 @@ macro_rules! controllers {
             }
             fn on_recovery_end(&mut self) {
                 match self { $(AnyController::$v(c) => c.on_recovery_end()),* }
+            }
+            #[inline]
+            fn take_ssthresh(&mut self) -> Option<f64> {
+                match self { $(AnyController::$v(c) => c.take_ssthresh()),* }
+            }
+            fn wants_ack_rtt(&self) -> bool {
+                match self { $(AnyController::$v(c) => c.wants_ack_rtt()),* }
             }
             fn pacing_rate(&self) -> Option<f64> {
                 match self { $(AnyController::$v(c) => c.pacing_rate()),* }

@@ -332,7 +332,13 @@ def test_the_engine_schema_probe_finds_every_table_and_the_tcp_fields(schema):
     assert len([k for k in schema if k.startswith("aqm/")]) == 17
     assert schema["aqm/droptail"] == []
     assert len(schema["flow/tcp"]) == 24
-    assert schema["congestion/cubic"] == ["c", "beta", "fast_convergence", "hystart"]
+    assert schema["congestion/cubic"] == [
+        "c",
+        "beta",
+        "fast_convergence",
+        "reno_friendly_alpha",
+        "hystart",
+    ]
     assert schema["congestion/dctcp"] == ["g", "initial_alpha"]
     assert schema["congestion/bbr"][:3] == ["high_gain", "drain_gain", "cwnd_gain"]
     assert schema["flow"] == ["name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"]

@@ -75,6 +75,14 @@ def test_cubic_is_ns3s_tcp_cubic_with_every_attribute_written():
     assert d["ns3::TcpSocketState::EnablePacing"] == ["bool", False]
     c = aqmlab.canonical(cubic_dumbbell(congestion=sc.cubic(fast_convergence=False)))
     assert ns3.translate(c)["defaults"]["ns3::TcpCubic::FastConvergence"] == ["bool", False]
+    # ns-3's alpha is RFC 8312's (kept for the whole epoch): "rfc8312" is it exactly, and
+    # the default "rfc9438" runs against the same TcpCubic (docs/ns3.md).
+    c = aqmlab.canonical(cubic_dumbbell(congestion=sc.cubic(reno_friendly_alpha="rfc8312")))
+    assert c["flows"][0]["congestion"]["reno_friendly_alpha"] == "rfc8312"
+    assert (
+        ns3.translate(c)["defaults"]
+        == ns3.translate(aqmlab.canonical(cubic_dumbbell()))["defaults"]
+    )
 
 
 def test_cubic_with_hystart_is_refused_with_the_path():
@@ -104,7 +112,13 @@ def test_controllers_and_their_fields_ns3_cannot_match_are_refused_with_the_path
     c = aqmlab.canonical(cubic_dumbbell(count=2))
     p = refused(with_flows(c, congestion={"type": "vegas"}))
     assert "'vegas'" in p["flows[0].congestion.type"]
-    cubic = {"type": "cubic", "c": 0.4, "beta": 0.7, "fast_convergence": True}
+    cubic = {
+        "type": "cubic",
+        "c": 0.4,
+        "beta": 0.7,
+        "fast_convergence": True,
+        "reno_friendly_alpha": "rfc9438",
+    }
     p = refused(with_flows(c, congestion=cubic | {"hystart": True, "hystart_low_window": 16}))
     assert "HyStart++" in p["flows[1].congestion.hystart"]
     assert "does not know" in p["flows[1].congestion.hystart_low_window"]

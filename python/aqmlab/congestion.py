@@ -20,16 +20,19 @@ def cubic(
     c: float | None = None,
     beta: float | None = None,
     fast_convergence: bool | None = None,
+    reno_friendly_alpha: str | None = None,
     hystart: bool = False,
 ) -> dict[str, Any]:
     """CUBIC (RFC 9438) as a TCP flow's controller. Defaults: c 0.4, beta 0.7,
-    fast_convergence true; ``hystart=True`` runs HyStart++ (RFC 9406) in the first slow
-    start (docs/congestion/cubic.md)."""
+    fast_convergence true, reno_friendly_alpha "rfc9438" ("rfc8312": Linux's and ns-3's
+    alpha, kept for the whole epoch); ``hystart=True`` runs HyStart++ (RFC 9406) in the
+    first slow start (docs/congestion/cubic.md)."""
     return _opt(
         {"type": "cubic"},
         c=c,
         beta=beta,
         fast_convergence=fast_convergence,
+        reno_friendly_alpha=reno_friendly_alpha,
         hystart=True if hystart else None,
     )
 

@@ -96,7 +96,9 @@ const CASES: &[(&str, &str, &str, &str, &str, &str)] = &[
     ("cubic c a string", r#"congestion = { type = "cubic", c = "big" }"#, "",
         "flows[0].congestion.c", "", "invalid type"),
     ("cubic unknown field", r#"congestion = { type = "cubic", hystart_delay = "4ms" }"#, "",
-        "flows[0].congestion.hystart_delay", "", "unknown field `hystart_delay`, expected one of `c`, `beta`, `fast_convergence`, `hystart`"),
+        "flows[0].congestion.hystart_delay", "", "unknown field `hystart_delay`, expected one of `c`, `beta`, `fast_convergence`, `reno_friendly_alpha`, `hystart`"),
+    ("cubic alpha rule unknown", r#"congestion = { type = "cubic", reno_friendly_alpha = "linux" }"#, "",
+        "flows[0].congestion.reno_friendly_alpha", "", "unknown variant `linux`, expected `rfc9438` or `rfc8312`"),
     ("cubic hystart a string", r#"congestion = { type = "cubic", hystart = "on" }"#, "",
         "flows[0].congestion.hystart", "", "invalid type"),
     ("reno has no c", r#"congestion = { type = "reno", c = 0.4 }"#, "",
@@ -146,6 +148,7 @@ fn valid_congestion_tables_load_and_echo_round_trips() {
         r#"congestion = { type = "cubic" }"#,
         r#"congestion = { type = "cubic", c = 0.8, beta = 0.5, fast_convergence = false }"#,
         r#"congestion = { type = "cubic", hystart = true }"#,
+        r#"congestion = { type = "cubic", reno_friendly_alpha = "rfc8312" }"#,
         "ecn = true\ncongestion = { type = \"dctcp\", g = 0.125 }",
     ] {
         let s = load(&with(tcp, "")).unwrap_or_else(|e| panic!("{tcp}: {e}"));

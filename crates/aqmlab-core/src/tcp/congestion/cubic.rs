@@ -45,11 +45,25 @@ pub const DEFAULT_C: f64 = 0.4;
 /// RFC 9438 §4.6: β_cubic = 0.7.
 pub const DEFAULT_BETA: f64 = 0.7;
 
+/// How the Reno-friendly estimate's α_cubic evolves within an epoch (a cubic table's
+/// `reno_friendly_alpha`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RenoFriendlyAlpha {
+    /// RFC 9438 §4.3: 3(1 − β)/(1 + β) until W_est reaches cwnd_prior, then 1.
+    #[serde(rename = "rfc9438")]
+    Rfc9438,
+    /// RFC 8312 §4.2, Linux's `tcp_cubic.c` and ns-3.44's `TcpCubic`: 3(1 − β)/(1 + β)
+    /// for the whole epoch.
+    #[serde(rename = "rfc8312")]
+    Rfc8312,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicConfig {
     pub c: f64,
     pub beta: f64,
     pub fast_convergence: bool,
+    pub reno_friendly_alpha: RenoFriendlyAlpha,
     /// HyStart++ (RFC 9406) in the first slow start.
     pub hystart: bool,
     /// The sender paces: HyStart++'s L is unbounded.
@@ -62,6 +76,7 @@ impl Default for CubicConfig {
             c: DEFAULT_C,
             beta: DEFAULT_BETA,
             fast_convergence: true,
+            reno_friendly_alpha: RenoFriendlyAlpha::Rfc9438,
             hystart: false,
             paced: false,
         }
@@ -192,7 +207,9 @@ impl Controller for Cubic {
             }
         };
         let t = secs(ack.now - start);
-        let alpha = if self.w_est >= self.cwnd_prior {
+        let alpha = if self.cfg.reno_friendly_alpha == RenoFriendlyAlpha::Rfc9438
+            && self.w_est >= self.cwnd_prior
+        {
             1.0
         } else {
             self.alpha
@@ -295,6 +312,10 @@ pub struct CubicSpec {
     /// RFC 9438 §4.7 (on by default, as Linux's `fast_convergence = 1`).
     #[serde(default = "default_true")]
     pub fast_convergence: bool,
+    /// α_cubic of the Reno-friendly region: "rfc9438" (1 once W_est reaches cwnd_prior,
+    /// the default) or "rfc8312" (Linux's and ns-3's: 3(1 − β)/(1 + β) throughout).
+    #[serde(default = "default_alpha_rule")]
+    pub reno_friendly_alpha: RenoFriendlyAlpha,
     /// HyStart++ (RFC 9406) in the first slow start; off by default.
     #[serde(default)]
     pub hystart: bool,
@@ -309,6 +330,9 @@ fn default_beta() -> f64 {
 fn default_true() -> bool {
     true
 }
+fn default_alpha_rule() -> RenoFriendlyAlpha {
+    RenoFriendlyAlpha::Rfc9438
+}
 
 impl Default for CubicSpec {
     fn default() -> Self {
@@ -316,6 +340,7 @@ impl Default for CubicSpec {
             c: DEFAULT_C,
             beta: DEFAULT_BETA,
             fast_convergence: true,
+            reno_friendly_alpha: RenoFriendlyAlpha::Rfc9438,
             hystart: false,
         }
     }
@@ -344,6 +369,7 @@ impl CubicSpec {
             c: self.c,
             beta: self.beta,
             fast_convergence: self.fast_convergence,
+            reno_friendly_alpha: self.reno_friendly_alpha,
             hystart: self.hystart,
             paced: cfg.pacing,
         })
@@ -454,6 +480,27 @@ mod tests {
             cwnd = c.on_ack(cwnd, r.ssthresh, &ack(now, 0.001));
             assert_eq!(cwnd, w_est);
             assert!(c.w_cubic(secs(now - at(1.0))) < cwnd);
+            now += at(0.001) / 8;
+        }
+        assert!(cwnd > 10.0, "W_est beyond cwnd_prior: {cwnd}");
+    }
+
+    /// `reno_friendly_alpha = "rfc8312"` (Linux, ns-3): the same region, α_cubic kept
+    /// beyond cwnd_prior.
+    #[test]
+    fn rfc8312_keeps_alpha_beyond_cwnd_prior() {
+        let mut c = Cubic::new(CubicConfig {
+            reno_friendly_alpha: RenoFriendlyAlpha::Rfc8312,
+            ..CubicConfig::default()
+        });
+        let r = c.on_congestion(Congestion::Loss { flight: 10 }, 10.0, 1000.0);
+        let (mut cwnd, mut w_est) = (r.cwnd, 7.0);
+        let alpha = 3.0 * 0.3 / 1.7;
+        let mut now = at(1.0);
+        for _ in 0..200 {
+            w_est += alpha / cwnd;
+            cwnd = c.on_ack(cwnd, r.ssthresh, &ack(now, 0.001));
+            assert_eq!(cwnd, w_est);
             now += at(0.001) / 8;
         }
         assert!(cwnd > 10.0, "W_est beyond cwnd_prior: {cwnd}");
@@ -599,6 +646,7 @@ mod tests {
             c: 0.0,
             beta: 1.0,
             fast_convergence: true,
+            reno_friendly_alpha: RenoFriendlyAlpha::Rfc9438,
             hystart: false,
         }
         .validate("f.congestion", &mut p);

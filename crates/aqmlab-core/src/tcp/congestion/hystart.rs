@@ -120,12 +120,12 @@ impl HyStart {
             }
         }
         let Some(rtt) = d.rtt else { return };
-        self.current_round_min_rtt = Some(self.current_round_min_rtt.map_or(rtt, |m| m.min(rtt)));
+        let current = self.current_round_min_rtt.map_or(rtt, |m| m.min(rtt));
+        self.current_round_min_rtt = Some(current);
         self.rtt_sample_count += 1;
         if self.rtt_sample_count < N_RTT_SAMPLE {
             return;
         }
-        let current = self.current_round_min_rtt.expect("a sample was just taken");
         match self.phase {
             Phase::SlowStart => {
                 if let (Some(last), Some(thresh)) = (self.last_round_min_rtt, self.rtt_thresh()) {

@@ -35,7 +35,7 @@ use super::sender::SenderConfig;
 use crate::check::{inner, tagged_table, Problems};
 use crate::units::Time;
 pub use bbr::{Bbr, BbrConfig, BbrSpec};
-pub use cubic::{Cubic, CubicConfig, CubicSpec};
+pub use cubic::{Cubic, CubicConfig, CubicSpec, RenoFriendlyAlpha};
 pub use dctcp::{Dctcp, DctcpSpec};
 pub use reno::{DupackResponse, Halving, Reno, RenoConfig};
 use serde::{Deserialize, Deserializer, Serialize};

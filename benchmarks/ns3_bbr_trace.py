@@ -52,13 +52,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DRIVER = ROOT / "python" / "aqmlab" / "ns3" / "driver.py"
+from ns3_trace_common import ROOT, load_driver, replication, run_driver, run_inner, scenario
+
 PHASES = {1.25: "probe_bw_1.25", 0.75: "probe_bw_0.75", 1.0: "probe_bw_1"}
 STATES = ["startup", "drain", "probe_bw", "probe_rtt"]
 
@@ -341,24 +338,15 @@ def bottleneck(spec: dict) -> int:
 
 def inner(spec_path: str, fresh: bool, series_path: str | None) -> None:
     """Under ns-3's Python: aqmlab's driver with the tracer above."""
-    import importlib.util
-
-    sys.argv = [str(DRIVER), spec_path]
-    mod_spec = importlib.util.spec_from_file_location("aqmlab_ns3_driver", DRIVER)
-    drv = importlib.util.module_from_spec(mod_spec)
-    mod_spec.loader.exec_module(drv)  # compiles the driver's helpers
-    cppyy, ns, H = drv.cppyy, drv.ns, drv.H
-    cppyy.cppdef(TRACE_CPP)
-    tr = cppyy.gbl.aqmlab_bbr
-    spec = json.load(open(spec_path))
+    drv, spec = load_driver(spec_path, TRACE_CPP)
+    tr, H = drv.cppyy.gbl.aqmlab_bbr, drv.H
     f0 = spec["flows"][0]
     qi = int(os.environ["AQMLAB_BBR_PORT"])
     pkt, seg = int(f0["packet_size"]), int(f0["send_size"])
     wire = (pkt + 2) / seg  # PPP's 2 bytes + TCP/IP's 40 on every segment's payload
     btl_payload_bps = spec["queues"][qi]["bps"] / wire
-    real_run = ns.Simulator.Run
 
-    def run() -> None:
+    def run(real_run) -> None:
         tr.Setup(
             H.GetFlow(0),
             H.GetPort(qi),
@@ -382,8 +370,7 @@ def inner(spec_path: str, fresh: bool, series_path: str | None) -> None:
                 for k in range(0, n, len(SERIES_COLS)):
                     out.write(",".join(f"{v:.6g}" for v in vals[k : k + len(SERIES_COLS)]) + "\n")
 
-    ns.Simulator.Run = run
-    drv.main(spec_path)
+    run_driver(drv, spec_path, run)
 
 
 def aqmlab_side(c: dict, series_path: str | None, pkt: int, btl: str, btl_bps: float) -> dict:
@@ -457,42 +444,22 @@ def table(label: str, res: dict) -> None:
 
 
 def outer(args: argparse.Namespace) -> None:
-    sys.path.insert(0, str(ROOT / "python"))
+    s = scenario(args.scenario, args.set)
     from aqmlab import ns3
-    from aqmlab.cli import _set_value
-    from aqmlab.crosscheck import _replication
-    from aqmlab.scenario import load
-    from aqmlab.sweep import set_field
 
-    s = load(args.scenario)
-    for item in args.set or []:
-        path, _, value = item.partition("=")
-        set_field(s, path.strip(), _set_value(value.strip()))
-    exe = ns3.python()
-    if exe is None:
-        sys.exit(ns3.INSTALL_HINT)
     for k in range(args.runs):
-        c = _replication(s, k)
+        c = replication(s, k)
         spec = ns3.translate(c)
         qi = bottleneck(spec)
         btl, btl_bps = spec["queues"][qi]["name"], float(spec["queues"][qi]["bps"])
         out: dict = {"run": k, "bottleneck": btl}
-        with tempfile.TemporaryDirectory(prefix="aqmlab-ns3-bbr-") as tmp:
-            path = Path(tmp) / "spec.json"
-            path.write_text(json.dumps(spec, sort_keys=True), "utf-8")
-            cmd = [exe, __file__, "--inner", str(path)]
-            if args.fresh_rate_sample:
-                cmd.append("--fresh")
-            if args.series:
-                cmd += ["--series", f"{args.series}.ns3.{k}.csv"]
-            env = dict(os.environ, AQMLAB_BBR_PORT=str(qi))
-            env["AQMLAB_BBR_QUANTUM"] = str(args.quantum_segments)
-            p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-        if p.returncode != 0 or len(lines) != 2:
-            sys.exit(f"ns-3 run {k} failed ({p.returncode}):\n{p.stderr[-3000:]}")
-        trace = json.loads(lines[0])["trace"]
-        drv = json.loads(lines[1])
+        extra = ["--fresh"] if args.fresh_rate_sample else []
+        if args.series:
+            extra += ["--series", f"{args.series}.ns3.{k}.csv"]
+        env = dict(os.environ, AQMLAB_BBR_PORT=str(qi))
+        env["AQMLAB_BBR_QUANTUM"] = str(args.quantum_segments)
+        first, drv = run_inner(__file__, spec, extra, env)
+        trace = first["trace"]
         q = drv["queues"][qi]
         trace["queue_mean_driver"] = q["mean_q_pkts"]
         measured = (spec["duration_ns"] - spec["warmup_ns"]) / 1e9

@@ -38,13 +38,9 @@ import copy
 import itertools
 import json
 import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DRIVER = ROOT / "python" / "aqmlab" / "ns3" / "driver.py"
+from ns3_trace_common import ROOT, load_driver, replication, run_driver, run_inner, scenario
 
 TRACE_CPP = r"""
 #include <unordered_map>
@@ -139,21 +135,12 @@ std::string Dump(int i) {
 
 def inner(spec_path: str) -> None:
     """Under ns-3's Python: aqmlab's driver with the trace sinks above."""
-    import importlib.util
-
-    sys.argv = [str(DRIVER), spec_path]
-    mod_spec = importlib.util.spec_from_file_location("aqmlab_ns3_driver", DRIVER)
-    drv = importlib.util.module_from_spec(mod_spec)
-    mod_spec.loader.exec_module(drv)
-    cppyy, ns, H = drv.cppyy, drv.ns, drv.H
-    cppyy.cppdef(TRACE_CPP)
-    tr = cppyy.gbl.aqmlab_ctrace
-    spec = json.load(open(spec_path))
+    drv, spec = load_driver(spec_path, TRACE_CPP)
+    tr, H = drv.cppyy.gbl.aqmlab_ctrace, drv.H
     warm = spec["warmup_ns"] / 1e9
     end = spec["duration_ns"] / 1e9
-    real_run = ns.Simulator.Run
 
-    def run() -> None:
+    def run(real_run) -> None:
         for i in range(H.NPorts()):
             tr.AddQueue(H.GetPort(i))
         for i, f in enumerate(spec["flows"]):
@@ -162,8 +149,7 @@ def inner(spec_path: str) -> None:
         flows = [json.loads(str(tr.Dump(i))) for i in range(len(spec["flows"]))]
         sys.stdout.write(json.dumps({"trace": flows}) + "\n")
 
-    ns.Simulator.Run = run
-    drv.main(spec_path)
+    run_driver(drv, spec_path, run)
 
 
 def events(times: list[float], gap: float = 0.3) -> list[int]:
@@ -223,19 +209,9 @@ def summarise(per_flow: list[dict], measured_s: float) -> dict:
 def ns3_side(c: dict) -> dict:
     from aqmlab import ns3
 
-    exe = ns3.python()
-    if exe is None:
-        sys.exit(ns3.INSTALL_HINT)
     spec = ns3.translate(c)
-    with tempfile.TemporaryDirectory(prefix="aqmlab-ns3-ctrace-") as tmp:
-        path = Path(tmp) / "spec.json"
-        path.write_text(json.dumps(spec, sort_keys=True), "utf-8")
-        p = subprocess.run([exe, __file__, "--inner", str(path)], capture_output=True, text=True)
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-    if p.returncode != 0 or len(lines) != 2:
-        sys.exit(f"ns-3 failed ({p.returncode}):\n{p.stderr[-3000:]}")
-    trace = json.loads(lines[0])["trace"]
-    drv = json.loads(lines[1])
+    first, drv = run_inner(__file__, spec)
+    trace = first["trace"]
     per_flow = []
     for f in trace:
         raw = [item.split() for item in f["red"].split(";") if item]
@@ -302,21 +278,9 @@ def main() -> None:
     if args.inner:
         inner(args.inner)
         return
-    try:
-        import aqmlab  # noqa: F401
-    except ImportError:
-        sys.path.insert(0, str(ROOT / "python"))
-    from aqmlab.cli import _set_value
-    from aqmlab.crosscheck import _replication
-    from aqmlab.scenario import load
-    from aqmlab.sweep import set_field
-
-    s = load(args.scenario)
-    for item in args.set or []:
-        path, _, value = item.partition("=")
-        set_field(s, path.strip(), _set_value(value.strip()))
+    s = scenario(args.scenario, args.set)
     for k in range(args.first, args.first + args.runs):
-        c = _replication(s, k)
+        c = replication(s, k)
         row: dict = {"run": k}
         if not args.no_aqmlab:
             row["aqmlab"] = aqmlab_side(c)

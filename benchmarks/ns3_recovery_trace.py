@@ -43,13 +43,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DRIVER = ROOT / "python" / "aqmlab" / "ns3" / "driver.py"
+from ns3_trace_common import ROOT, load_driver, replication, run_driver, run_inner, scenario
 
 TRACE_CPP = r"""
 #include <unordered_map>
@@ -178,20 +174,11 @@ std::string Dump(int i) {
 
 def inner(spec_path: str) -> None:
     """Under ns-3's Python: aqmlab's driver with the trace sinks above."""
-    import importlib.util
-
-    sys.argv = [str(DRIVER), spec_path]
-    mod_spec = importlib.util.spec_from_file_location("aqmlab_ns3_driver", DRIVER)
-    drv = importlib.util.module_from_spec(mod_spec)
-    mod_spec.loader.exec_module(drv)  # compiles the driver's helpers
-    cppyy, ns, H = drv.cppyy, drv.ns, drv.H
-    cppyy.cppdef(TRACE_CPP)
-    tr = cppyy.gbl.aqmlab_trace
-    spec = json.load(open(spec_path))
+    drv, spec = load_driver(spec_path, TRACE_CPP)
+    tr, H = drv.cppyy.gbl.aqmlab_trace, drv.H
     warm = spec["warmup_ns"] / 1e9
-    real_run = ns.Simulator.Run
 
-    def run() -> None:
+    def run(real_run) -> None:
         for i in range(H.NPorts()):
             tr.AddQueue(H.GetPort(i))
         for i, f in enumerate(spec["flows"]):
@@ -200,8 +187,7 @@ def inner(spec_path: str) -> None:
         flows = [json.loads(str(tr.Dump(i))) for i in range(len(spec["flows"]))]
         sys.stdout.write(json.dumps({"trace": flows}) + "\n")
 
-    ns.Simulator.Run = run
-    drv.main(spec_path)
+    run_driver(drv, spec_path, run)
 
 
 def total(rows: list[dict[str, int]]) -> dict[str, int]:
@@ -213,35 +199,14 @@ def total(rows: list[dict[str, int]]) -> dict[str, int]:
 
 
 def outer(args: argparse.Namespace) -> None:
-    sys.path.insert(0, str(ROOT / "python"))
+    s = scenario(args.scenario, args.set)
     import aqmlab
     from aqmlab import ns3
-    from aqmlab.cli import _set_value
-    from aqmlab.crosscheck import _replication
-    from aqmlab.scenario import load
-    from aqmlab.sweep import set_field
 
-    s = load(args.scenario)
-    for item in args.set or []:
-        path, _, value = item.partition("=")
-        set_field(s, path.strip(), _set_value(value.strip()))
-    exe = ns3.python()
-    if exe is None:
-        sys.exit(ns3.INSTALL_HINT)
     for k in range(args.runs):
-        c = _replication(s, k)
-        spec = ns3.translate(c)
-        with tempfile.TemporaryDirectory(prefix="aqmlab-ns3-trace-") as tmp:
-            path = Path(tmp) / "spec.json"
-            path.write_text(json.dumps(spec, sort_keys=True), "utf-8")
-            p = subprocess.run(
-                [exe, __file__, "--inner", str(path)], capture_output=True, text=True
-            )
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-        if p.returncode != 0 or len(lines) != 2:
-            sys.exit(f"ns-3 run {k} failed ({p.returncode}):\n{p.stderr[-3000:]}")
-        trace = json.loads(lines[0])["trace"]
-        drv = json.loads(lines[1])
+        c = replication(s, k)
+        first, drv = run_inner(__file__, ns3.translate(c))
+        trace = first["trace"]
         ns3_tot = total(trace)
         ns3_tot["retransmits_driver"] = sum(f["retransmits"] for f in drv["flows"])
         ns3_tot["timeouts_driver"] = sum(f["timeouts"] for f in drv["flows"])

@@ -52,14 +52,11 @@ import argparse
 import bisect
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DRIVER = ROOT / "python" / "aqmlab" / "ns3" / "driver.py"
+from ns3_trace_common import ROOT, load_driver, replication, run_driver, run_inner, scenario
 
 TRACE_CPP = r"""
 #include <unordered_map>
@@ -151,19 +148,10 @@ STATES = ["open", "disorder", "cwr", "recovery", "loss"]
 
 def inner(spec_path: str, log_path: str) -> None:
     """Under ns-3's Python: aqmlab's driver with the logging sinks above."""
-    import importlib.util
+    drv, spec = load_driver(spec_path, TRACE_CPP)
+    tr, H = drv.cppyy.gbl.aqmlab_tc, drv.H
 
-    sys.argv = [str(DRIVER), spec_path]
-    mod_spec = importlib.util.spec_from_file_location("aqmlab_ns3_driver", DRIVER)
-    drv = importlib.util.module_from_spec(mod_spec)
-    mod_spec.loader.exec_module(drv)
-    cppyy, ns, H = drv.cppyy, drv.ns, drv.H
-    cppyy.cppdef(TRACE_CPP)
-    tr = cppyy.gbl.aqmlab_tc
-    spec = json.load(open(spec_path))
-    real_run = ns.Simulator.Run
-
-    def run() -> None:
+    def run(real_run) -> None:
         tr.Open(log_path)
         for i in range(H.NPorts()):
             tr.AddQueue(H.GetPort(i))
@@ -172,8 +160,7 @@ def inner(spec_path: str, log_path: str) -> None:
         real_run()
         tr.Close()
 
-    ns.Simulator.Run = run
-    drv.main(spec_path)
+    run_driver(drv, spec_path, run)
 
 
 class Flow:
@@ -403,37 +390,17 @@ def recovery_counts(flows: dict[int, Flow], warm: float) -> Counter:
 
 
 def outer(args: argparse.Namespace) -> None:
-    sys.path.insert(0, str(ROOT / "python"))
+    s = scenario(args.scenario, args.set)
     from aqmlab import ns3
-    from aqmlab.cli import _set_value
-    from aqmlab.crosscheck import _replication
-    from aqmlab.scenario import load
-    from aqmlab.sweep import set_field
 
-    s = load(args.scenario)
-    for item in args.set or []:
-        path, _, value = item.partition("=")
-        set_field(s, path.strip(), _set_value(value.strip()))
-    exe = ns3.python()
-    if exe is None:
-        sys.exit(ns3.INSTALL_HINT)
     runs = [args.run] if args.run is not None else range(args.runs)
     for k in runs:
-        c = _replication(s, k)
-        spec = ns3.translate(c)
+        spec = ns3.translate(replication(s, k))
         warm = spec["warmup_ns"] / 1e9
         with tempfile.TemporaryDirectory(prefix="aqmlab-ns3-thirdcopy-") as tmp:
-            path = Path(tmp) / "spec.json"
-            path.write_text(json.dumps(spec, sort_keys=True), "utf-8")
             log = Path(args.log) if args.log else Path(tmp) / "events.log"
             if not (args.log and args.reuse and log.exists()):
-                p = subprocess.run(
-                    [exe, __file__, "--inner", str(path), str(log)],
-                    capture_output=True,
-                    text=True,
-                )
-                if p.returncode != 0:
-                    sys.exit(f"ns-3 run {k} failed ({p.returncode}):\n{p.stderr[-3000:]}")
+                run_inner(__file__, spec, [str(log)], json_lines=None)
             flows, bufs = parse(log)
         res = analyse(flows, bufs, warm, args.show, args.flight_s)
         print(json.dumps({"run": k, "ns3": res}), flush=True)

@@ -8,8 +8,7 @@
 mod common;
 
 use aqmlab_core::scenario::load;
-use aqmlab_core::sim::RunResults;
-use common::{queue, run, run_all, skip_in_debug};
+use common::{flow_series as series, queue, run, run_all, skip_in_debug};
 
 const BOTTLENECK_BPS: f64 = 10e6;
 const PACKET_BYTES: u64 = 1500;
@@ -75,15 +74,6 @@ congestion = {cc}
             ));
     }
     s.text()
-}
-
-/// One traced metric of flow `flow`.
-fn series<'a>(r: &'a RunResults, flow: &str, metric: &str) -> &'a [f64] {
-    r.timeseries
-        .flow_series()
-        .find(|s| s.name == flow && s.metric == metric)
-        .unwrap_or_else(|| panic!("no series {flow}/{metric}"))
-        .values
 }
 
 /// Runs of consecutive samples where `pred` holds: (first index, last index).

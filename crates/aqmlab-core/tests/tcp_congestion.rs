@@ -8,7 +8,7 @@
 mod common;
 
 use aqmlab_core::{load, ScenarioErrors};
-use common::{queue, run};
+use common::{flow_series, queue, run};
 
 /// Two hosts and a router; flow 0 TCP (the line `congestion` edits target), flow 1 CBR.
 const BASE: &str = r#"
@@ -201,13 +201,7 @@ fn dumbbell(congestion: &str) -> String {
 
 /// The traced window without recovery's inflation, and the sample times.
 fn trace(r: &aqmlab_core::sim::RunResults) -> (Vec<f64>, Vec<f64>) {
-    let w = r
-        .timeseries
-        .flow_series()
-        .find(|s| s.metric == "cwnd_base")
-        .expect("a cwnd_base series")
-        .values
-        .to_vec();
+    let w = flow_series(r, "f0", "cwnd_base").to_vec();
     (r.timeseries.time_s.clone(), w)
 }
 
@@ -453,14 +447,6 @@ fn slow_start(buffer: u64, hystart: bool, duration: &str) -> aqmlab_core::sim::R
     run(&s.text())
 }
 
-fn flow_metric<'a>(r: &'a aqmlab_core::sim::RunResults, metric: &str) -> &'a [f64] {
-    r.timeseries
-        .flow_series()
-        .find(|s| s.metric == metric)
-        .unwrap_or_else(|| panic!("no flow series {metric}"))
-        .values
-}
-
 /// The first sample time at which `f` holds for the sample index, if any.
 fn first_time(r: &aqmlab_core::sim::RunResults, f: impl Fn(usize) -> bool) -> Option<f64> {
     (0..r.timeseries.time_s.len())
@@ -499,7 +485,7 @@ fn hystart_leaves_slow_start_before_the_buffer_overflows() {
             .values;
         first_time(r, |i| d[i] > 0.0)
     };
-    let phase = flow_metric(&hy, "hystart");
+    let phase = flow_series(&hy, "f0", "hystart");
     let css_at = first_time(&hy, |i| phase[i] >= 1.0).expect("HyStart++ entered CSS");
     let first_drop = dropped(&plain).expect("plain slow start overflows 200 packets");
     println!(
@@ -533,9 +519,9 @@ fn hystart_leaves_slow_start_before_the_buffer_overflows() {
     let big = slow_start(400, true, "3s");
     assert_eq!(drops(&big), 0, "{:?}", queue(&big, "r->dst"));
     let (phase, cwnd, ssthresh) = (
-        flow_metric(&big, "hystart"),
-        flow_metric(&big, "cwnd"),
-        flow_metric(&big, "ssthresh"),
+        flow_series(&big, "f0", "hystart"),
+        flow_series(&big, "f0", "cwnd"),
+        flow_series(&big, "f0", "ssthresh"),
     );
     let i = (0..phase.len())
         .find(|&i| phase[i] == 2.0)

@@ -30,6 +30,15 @@ pub fn run_all(texts: &[String]) -> Vec<RunResults> {
     })
 }
 
+/// One traced metric of flow `flow` (`trace = true`), a value per sample time.
+pub fn flow_series<'a>(r: &'a RunResults, flow: &str, metric: &str) -> &'a [f64] {
+    r.timeseries
+        .flow_series()
+        .find(|s| s.name == flow && s.metric == metric)
+        .unwrap_or_else(|| panic!("no series {flow}/{metric}"))
+        .values
+}
+
 /// The queue named `from->to`.
 pub fn queue<'a>(r: &'a RunResults, name: &str) -> &'a QueueSummary {
     r.queues

@@ -299,16 +299,12 @@ fn cubic_periodic_loss_matches_the_rfc_9438_response_function() {
         let qdelay = check_lossy_path(&label, r);
         let f = &r.flows[0];
         let (warmup, _) = sizing(rtt, p);
-        let series = r
-            .timeseries
-            .flow_series()
-            .find(|s| s.metric == "cwnd_base")
-            .expect("a cwnd_base series");
+        let cwnd_base = common::flow_series(r, "tcp", "cwnd_base");
         let samples: Vec<f64> = r
             .timeseries
             .time_s
             .iter()
-            .zip(series.values)
+            .zip(cwnd_base)
             .filter(|(t, _)| **t >= warmup as f64)
             .map(|(_, v)| *v)
             .collect();

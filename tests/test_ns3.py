@@ -63,6 +63,26 @@ def test_the_dumbbell_is_written_with_every_attribute_it_fixes():
     assert sp["rng_run"] == 1 and sp["warmup_ns"] == 10 * 10**9
 
 
+def test_each_recovery_runs_as_ns3s_own():
+    """prr_ns3.44 (ns-3.44's PRR with its DeliveredData and RecoverFS rules) and
+    prr_safe_ack (its bound alone) are both ns-3's one TcpPrrRecovery; the RFC's other
+    bounds have no ns-3 counterpart and are refused."""
+    want = {
+        "classic": "ns3::TcpClassicRecovery",
+        "prr_safe_ack": "ns3::TcpPrrRecovery",
+        "prr_ns3.44": "ns3::TcpPrrRecovery",
+    }
+    for recovery, typeid in want.items():
+        s = dumbbell()
+        s["repeat"][0]["flows"][0]["recovery"] = recovery
+        d = spec(s)["defaults"]
+        assert d["ns3::TcpL4Protocol::RecoveryType"] == ["typeid", typeid], recovery
+    s = dumbbell()
+    s["repeat"][0]["flows"][0]["recovery"] = "prr_ssrb"
+    with pytest.raises(ns3.Unsupported, match="recovery"):
+        spec(s)
+
+
 def test_pie_and_red_carry_aqmlabs_values_not_ns3s_defaults():
     pie = spec(dumbbell({"type": "pie"}))["links"][0]["queues"][0]["qdisc"]["attrs"]
     # ns-3's PIE defaults to no derandomisation; aqmlab's (and Linux's) has it.

@@ -75,7 +75,13 @@ CC = {
         ("high_gain", "cwnd_gain", "probe_rtt_interval", "probe_rtt_duration", "bw_filter_rounds"),
     ),
 }
-RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr_safe_ack": "ns3::TcpPrrRecovery"}
+# prr_ns3.44 is ns-3.44's TcpPrrRecovery exactly; prr_safe_ack its bound with RFC 6937's
+# DeliveredData and RecoverFS (docs/tcp.md): both run as ns-3's one PRR.
+RECOVERY = {
+    "classic": "ns3::TcpClassicRecovery",
+    "prr_safe_ack": "ns3::TcpPrrRecovery",
+    "prr_ns3.44": "ns3::TcpPrrRecovery",
+}
 COUNT_RULE_WAIT = {"ns2_wait": True, "ns2": False}
 
 
@@ -460,7 +466,9 @@ class _Spec:
             self.refuse(f"{path}.initial_cwnd", "not whole (ns-3 counts segments)")
         recovery = f.get("recovery", "classic")
         if recovery not in RECOVERY:
-            self.refuse(f"{path}.recovery", f"{recovery!r} (ns-3.44: classic or prr_safe_ack)")
+            self.refuse(
+                f"{path}.recovery", f"{recovery!r} (ns-3.44: classic, prr_safe_ack or prr_ns3.44)"
+            )
         window = int(f.get("max_window", 10000)) * seg
         delack = bool(f.get("delayed_ack", False))
         for name, v, field in (

@@ -16,13 +16,11 @@ pub(super) fn check(f: &TcpSpec, cc: &CongestionSpec, p: &str, pr: &mut Problems
             "BBR always paces (congestion type = \"bbr\"): remove the field or set it true",
         );
     }
-    let prr = match f.recovery {
-        Some(Recovery::PrrSsrb) => Some("prr_ssrb"),
-        Some(Recovery::PrrCrb) => Some("prr_crb"),
-        Some(Recovery::PrrSafeAck) => Some("prr_safe_ack"),
-        _ => None,
-    };
-    if let Some(r) = prr {
+    if let Some(r) = f
+        .recovery
+        .filter(|&r| r != Recovery::Classic)
+        .map(Recovery::name)
+    {
         pr.err(
             format!("{p}.recovery"),
             format!("\"{r}\""),

@@ -201,6 +201,13 @@ impl TcpSpec {
                 "ns-2's rules need recovery = \"classic\" (PRR sets the window itself)",
             );
         }
+        if f.recovery == Some(Recovery::PrrNs3_44) && f.variant != Some(Variant::Sack) {
+            pr.err(
+                format!("{p}.recovery"),
+                "\"prr_ns3.44\"",
+                "ns-3.44's PRR accounting is modelled with SACK only: set variant = \"sack\"",
+            );
+        }
         if f.delack_timeout == Some(Duration(0)) {
             pr.err(format!("{p}.delack_timeout"), "\"0ns\"", "must be > 0");
         }

@@ -41,6 +41,15 @@ pub enum Recovery {
     PrrCrb,
     /// ns-3.44's `TcpPrrRecovery`: CRB, plus one segment on an ACK of a retransmission.
     PrrSafeAck,
+    /// `PrrSafeAck` with two more rules of ns-3.44 that RFC 6937 does not have, for
+    /// like-for-like runs against it (SACK only): DeliveredData gains one segment on every
+    /// duplicate ACK while prr_delivered < RecoverFS, although the SACKed segment is
+    /// counted already (`TcpPrrRecovery::DoRecovery`'s `isDupAck`), and RecoverFS and
+    /// the loss reduction start from the pipe at entry, not FlightSize
+    /// (`TcpPrrRecovery::EnterRecovery`'s `m_bytesInFlight`,
+    /// `TcpSocketBase::EnterRecovery`'s `GetSsThresh (tcb, BytesInFlight ())`).
+    #[serde(rename = "prr_ns3.44")]
+    PrrNs3_44,
 }
 
 impl Recovery {
@@ -50,7 +59,23 @@ impl Recovery {
             Recovery::Classic => None,
             Recovery::PrrSsrb => Some(PrrBound::Ssrb),
             Recovery::PrrCrb => Some(PrrBound::Crb),
-            Recovery::PrrSafeAck => Some(PrrBound::SafeAck),
+            Recovery::PrrSafeAck | Recovery::PrrNs3_44 => Some(PrrBound::SafeAck),
+        }
+    }
+
+    /// ns-3.44's PRR accounting (`PrrNs3_44`).
+    pub fn ns3_44(self) -> bool {
+        self == Recovery::PrrNs3_44
+    }
+
+    /// The scenario file's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Classic => "classic",
+            Recovery::PrrSsrb => "prr_ssrb",
+            Recovery::PrrCrb => "prr_crb",
+            Recovery::PrrSafeAck => "prr_safe_ack",
+            Recovery::PrrNs3_44 => "prr_ns3.44",
         }
     }
 }

@@ -747,8 +747,13 @@ impl Sender {
         {
             return; // dupacks from the window of an earlier recovery or timeout
         }
-        // FlightSize without the data sent by limited transmit (RFC 5681 §3.2 step 2).
-        let flight = self.lt_base - self.snd_una;
+        // FlightSize without the data sent by limited transmit (RFC 5681 §3.2 step 2), or
+        // ns-3.44's pipe at entry (`Recovery::PrrNs3_44`; validated to come with SACK).
+        let flight = if self.cfg.recovery.ns3_44() {
+            self.pipe(&self.lost_flags())
+        } else {
+            self.lt_base - self.snd_una
+        };
         let r = self
             .cc
             .on_congestion(Congestion::Loss { flight }, self.cwnd, self.ssthresh);

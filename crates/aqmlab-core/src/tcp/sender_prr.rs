@@ -6,13 +6,17 @@ use super::*;
 
 impl Sender {
     /// RFC 6937 DeliveredData of this ACK, in segments. With SACK: the advance of snd.una
-    /// plus the change in SACKed segments. Without: one segment per duplicate ACK (in
-    /// recovery only while prr_delivered < RecoverFS), and on an advance the advance less
-    /// the duplicate ACKs counted before it.
+    /// plus the change in SACKed segments (ns-3.44's rule adds a segment for a duplicate
+    /// ACK in recovery while prr_delivered < RecoverFS). Without: one segment per duplicate
+    /// ACK (in recovery only while prr_delivered < RecoverFS), and on an advance the
+    /// advance less the duplicate ACKs counted before it.
     pub(super) fn delivered_data(&mut self, una0: u64, sacked0: u64, dup: bool) -> u64 {
         let advance = self.snd_una - una0;
         if self.cfg.variant == Variant::Sack {
-            return (advance + self.sacked).saturating_sub(sacked0);
+            let p = &self.prr;
+            let ns3_dup =
+                self.cfg.recovery.ns3_44() && dup && self.in_recovery && p.delivered < p.recover_fs;
+            return (advance + self.sacked).saturating_sub(sacked0) + u64::from(ns3_dup);
         }
         let p = &mut self.prr;
         let delivered = if dup {

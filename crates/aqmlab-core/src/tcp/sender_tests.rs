@@ -522,6 +522,56 @@ fn prr_sends_one_segment_per_two_acks_and_ends_at_ssthresh() {
     }
 }
 
+/// ns-3.44's PRR accounting (`prr_ns3.44`) on RFC 6937's single-loss example above, with
+/// SACK. At ACK 3 the pipe is 22 − 3 SACKed − 1 lost = 18: ssthresh = 18/2 = 9 and
+/// RecoverFS = 18 (RFC 6937: 10 and 20). Every duplicate ACK delivers its SACKed segment
+/// plus ns-3's extra one while prr_delivered < RecoverFS, so ACK k has prr_delivered =
+/// 2(k − 2) up to ACK 11 and sends ceil(2(k − 2)·9/18) − prr_out = 1: one segment per
+/// ACK (22..29 on ACKs 4-11, where RFC 6937 sends one per two). From ACK 12 prr_delivered
+/// grows by one, so one segment per two ACKs (30 on 12, 31 on 14, ... 34 on 20); pipe stays
+/// above ssthresh (14 at ACK 21). ACK 22 ends recovery with cwnd = ssthresh = 9 and 13
+/// segments out: nothing more is sent.
+#[test]
+fn prr_ns3_44_counts_sacked_dupacks_twice_and_starts_from_the_pipe() {
+    let mut s = Sender::new(SenderConfig {
+        initial_cwnd: 20.0,
+        limited_transmit: true,
+        recovery: Recovery::PrrNs3_44,
+        ..cfg(Variant::Sack)
+    });
+    let mut out = vec![];
+    s.start(0, &mut out);
+    let mut sent = vec![];
+    for k in 1..=22u64 {
+        out.clear();
+        let a = if k == 22 {
+            ack(22)
+        } else {
+            sack_ack(0, &[(1, k + 1)])
+        };
+        s.on_ack(&a, k * MS, &mut out);
+        sent.push(seqs(&out));
+        if k == 3 {
+            assert_eq!(
+                (s.ssthresh, s.prr.recover_fs, s.prr.delivered),
+                (9.0, 18, 2)
+            );
+        }
+    }
+    let mut want: Vec<Vec<u64>> = vec![vec![20], vec![21], vec![0]];
+    want.extend((22..=29).map(|q| vec![q]));
+    for k in 12..=21u64 {
+        want.push(if k % 2 == 0 {
+            vec![30 + (k - 12) / 2]
+        } else {
+            vec![]
+        });
+    }
+    want.push(vec![]);
+    assert_eq!(sent, want);
+    assert_eq!((s.cwnd, s.in_recovery(), s.flight()), (9.0, false, 13));
+}
+
 /// The three reduction bounds once pipe <= ssthresh (RFC 6937 §3; ns-3.44's rule). State
 /// without SACK: FlightSize 20, 14 duplicate ACKs counted, so pipe = 6 and ssthresh −
 /// pipe = 4; prr_delivered 4 + this ACK's 1 = 5, prr_out 2, so prr_delivered − prr_out = 3.

@@ -83,6 +83,7 @@ shape = 1.5
 
 /// The base scenario with `from` (which must occur exactly once) replaced by `to`.
 /// r1's switch table (`extra` lines added to it).
+const TCP_WITH: &str = "[[flows]]\nname = \"t\"\ntype = \"tcp\"\nsrc = \"h1\"\ndst = \"h2\"\npacket_size = 1000\nrecovery = \"RECOVERY\"\n";
 const SWITCH: &str = "[nodes.switch]\nspeedup = 1.5\ninput_queue = { limit_pkts = 20 }\nfabric = { type = \"links\" }\n";
 
 /// The base scenario with r1 a switch (`extra` lines in its table): its ports differ in
@@ -313,14 +314,10 @@ fn cases() -> Vec<Case> {
             "flows[0].on_time", N, "not a field of type = \"cbr\"; its fields are rate"),
         case("recovery on a cbr flow", edit(r#"rate = "2Mbps""#, "rate = \"2Mbps\"\nrecovery = \"prr_ssrb\""),
             "flows[0].recovery", N, "not a field of type = \"cbr\""),
-        case("unknown recovery",
-            append("[[flows]]\nname = \"t\"\ntype = \"tcp\"\nsrc = \"h1\"\ndst = \"h2\"\npacket_size = 1000\nrecovery = \"prr\"\n"),
-            "flows[3].recovery", N,
+        case("unknown recovery", append(&TCP_WITH.replace("RECOVERY", "prr")), "flows[3].recovery", N,
             "unknown variant `prr`, expected one of `classic`, `prr_ssrb`, `prr_crb`, `prr_safe_ack`, `prr_ns3.44`"),
-        case("ns-3.44's PRR without SACK",
-            append("[[flows]]\nname = \"t\"\ntype = \"tcp\"\nsrc = \"h1\"\ndst = \"h2\"\npacket_size = 1000\nrecovery = \"prr_ns3.44\"\n"),
-            "flows[3].recovery", Some("\"prr_ns3.44\""),
-            "ns-3.44's PRR accounting is modelled with SACK only: set variant = \"sack\""),
+        case("ns-3.44's PRR without SACK", append(&TCP_WITH.replace("RECOVERY", "prr_ns3.44")), "flows[3].recovery",
+            Some("\"prr_ns3.44\""), "ns-3.44's PRR accounting is modelled with SACK only: set variant = \"sack\""),
         case("gilbert p_gb > 0 with p_bg = 0",
             loss(r#"{ type = "gilbert_elliott", p_gb = 0.1, p_bg = 0.0 }"#),
             "links[1].loss.p_bg", Some("0"), "the Bad state would absorb"),

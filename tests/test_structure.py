@@ -1,7 +1,8 @@
 """Structural rules of the code, kept by tests: no import circle among the Python
 package's modules (function-level imports included, which hide a circle from Python itself;
 the PSAND reproduction had one until it became a package), no function over 120 lines, no
-`.expect("validated...")` in the engine, and no machine path in the built engine."""
+`.expect("validated...")` in the engine, no circle between the engine's files, and no
+machine path in the built engine."""
 
 from __future__ import annotations
 
@@ -136,6 +137,95 @@ def test_no_expect_after_validation_in_the_engine():
             line = text.count("\n", 0, m.start()) + 1
             found.append(f"{f.relative_to(ROOT)}:{line}")
     assert not found, "\n".join(found)
+
+
+RUST_PATH = re.compile(r"\b(crate|super|self)((?:::\w+)+)(?:::\{([^}]*)\})?")
+PATH_MOD = re.compile(r'#\[path = "([^"]+)"\]\s*(?:pub(?:\([\w:]+\))? )?mod (\w+);')
+
+
+def _engine_modules() -> dict[tuple[str, ...], Path]:
+    """Each engine file by its module path (`("tcp", "sender")`), `#[path]` files by the
+    module they are declared as; test modules left out."""
+
+    def path_of(f: Path) -> tuple[str, ...]:
+        parts = f.relative_to(ENGINE).with_suffix("").parts
+        return parts[:-1] if parts[-1] in ("mod", "lib") else parts
+
+    skip = _test_files()
+    mods = {path_of(f): f for f in ENGINE.rglob("*.rs") if f not in skip}
+    for m, f in list(mods.items()):
+        for target, name in PATH_MOD.findall(_non_test_text(f)):
+            t = (f.parent / target).resolve()
+            mods = {k: v for k, v in mods.items() if v.resolve() != t}
+            mods[(*m, name)] = t
+    return mods
+
+
+def _engine_edges(mods: dict[tuple[str, ...], Path]) -> dict[tuple[str, ...], set]:
+    """The files each file names by a `crate::`, `super::` or `self::` path (a `use` or an
+    inline path; a group `a::{b, c::d}` names each), resolved to the deepest module that is
+    a file. A path to one of its own ancestors is not an edge: a child module is part of
+    its parent (`use super::*`)."""
+
+    def resolve(segs: list[str]) -> tuple[str, ...]:
+        for n in range(len(segs), 0, -1):
+            if tuple(segs[:n]) in mods:
+                return tuple(segs[:n])
+        return ()
+
+    edges: dict[tuple[str, ...], set] = {m: set() for m in mods}
+    for m, f in mods.items():
+        text = re.sub(r"//[^\n]*", "", _non_test_text(f))
+        for head, rest, group in RUST_PATH.findall(text):
+            base = {"crate": [], "super": list(m[:-1]), "self": list(m)}[head]
+            segs = [x for x in rest.split("::") if x]
+            while segs and segs[0] == "super":
+                base, segs = base[:-1], segs[1:]
+            tails = [
+                [x for x in t.strip().split("::") if x not in ("", "self")]
+                for t in (group.split(",") if group else [""])
+            ]
+            for t in tails:
+                to = resolve(base + segs + t)
+                if to and to != m and m[: len(to)] != to:
+                    edges[m].add(to)
+    return edges
+
+
+def test_no_circle_between_the_engines_files():
+    """No two engine files name each other, directly or through others (a child naming
+    its parent aside): what one file needs of another's comes from a module both name,
+    as the conditioners' scenario checks moved to scenario/conditioners.rs and the
+    controllers' view of the sender to `congestion::SenderSide`."""
+    mods = _engine_modules()
+    assert ("tcp", "sender", "prr") in mods and ("scenario",) in mods, "the scan is broken"
+    edges = _engine_edges(mods)
+    assert ("scenario",) in edges[("sim",)], "the scan finds no edge it should"
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    circles = []
+
+    def visit(v) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while (w := stack.pop()) != v:
+                comp.append(w)
+            if comp:
+                circles.append(sorted(str(mods[x].relative_to(ENGINE)) for x in [v, *comp]))
+
+    for v in sorted(mods):
+        if v not in index:
+            visit(v)
+    assert not circles, f"files that name each other: {circles}"
 
 
 def test_the_built_engine_names_no_machine_path():

@@ -266,6 +266,12 @@ pub struct Simulator<'a> {
     progress: Option<Arc<AtomicU64>>,
 }
 
+/// The part of a transfer [start, done) inside the measurement window [warmup, end), in ns:
+/// what it adds to its output's fabric busy time (both switch fabrics).
+fn in_window(start: Time, done: Time, warmup: Time, end: Time) -> Time {
+    done.min(end).saturating_sub(start.max(warmup))
+}
+
 fn build_queue(q: &QueueSpec, limit: Limit, bps: u64, names: &Names, mut rng: Rng) -> OutputQueue {
     match q.aqm.build(&q.ctx(bps, names), &mut rng) {
         Discipline::Fifo(aqm) => OutputQueue::new(limit, bps, aqm, rng),

@@ -229,7 +229,7 @@ impl TcpSpec {
         }
         if let Some(cc) = &f.congestion {
             cc.validate(&format!("{p}.congestion"), pr);
-            super::flow_bbr::check(f, cc, p, pr);
+            check_bbr(f, cc, p, pr);
             // `halving` and `ecn_backoff` are Reno's (ns-2's) too, but a profile fills them
             // in for every TCP flow: CUBIC does not read them.
             if cc.kind() == "dctcp" && f.ecn_retransmits == Some(false) {
@@ -274,5 +274,32 @@ impl TcpSpec {
                 format!("must be <= max_rto = \"{}\"", fmt(max_rto)),
             );
         }
+    }
+}
+
+/// The flow fields that cannot apply with a rate-based controller (BBR): it always paces,
+/// and sets the window in recovery itself (Linux's `cong_control` replaces PRR).
+fn check_bbr(f: &TcpSpec, cc: &CongestionSpec, p: &str, pr: &mut Problems) {
+    if cc.kind() != "bbr" {
+        return;
+    }
+    if f.pacing == Some(false) {
+        pr.err(
+            format!("{p}.pacing"),
+            false,
+            "BBR always paces (congestion type = \"bbr\"): remove the field or set it true",
+        );
+    }
+    if let Some(r) = f
+        .recovery
+        .filter(|&r| r != Recovery::Classic)
+        .map(Recovery::name)
+    {
+        pr.err(
+            format!("{p}.recovery"),
+            format!("\"{r}\""),
+            "BBR sets the window in recovery itself (congestion type = \"bbr\"): \
+             recovery must be \"classic\"",
+        );
     }
 }

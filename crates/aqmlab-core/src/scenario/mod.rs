@@ -9,8 +9,8 @@
 //! `sample_interval` and `stop`, whose defaults depend on the duration), so
 //! builder == file == echo is testable.
 
+mod conditioners;
 pub(crate) mod flow;
-mod flow_bbr;
 mod flow_tcp;
 mod json;
 mod profile;
@@ -468,7 +468,7 @@ impl Scenario {
                 .filter_map(|n| n.switch.as_ref())
                 .map(switch::SwitchSpec::input_limit)
                 .collect::<Option<_>>()?,
-            conditioners: crate::diffserv::conditioner::resolve(self)?,
+            conditioners: conditioners::resolve(self)?,
         })
     }
 }
@@ -716,7 +716,7 @@ impl Validator {
             }
         }
 
-        crate::diffserv::conditioner::validate_conditioners(s, &mut self.p);
+        conditioners::validate_conditioners(s, &mut self.p);
         switch::validate_switches(s, &mut self.p, &mut |p, path, q, ctx| {
             Validator::queue_into(p, path, q, ctx)
         });

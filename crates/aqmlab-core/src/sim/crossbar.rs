@@ -9,7 +9,6 @@
 //! can change: at the first boundary after an arrival at a free input, and at the boundary
 //! where a transfer ends; never while everything is idle or blocked.
 
-use super::switch::in_window;
 use super::*;
 use crate::switch::sched::{Matching, Requests, Scheduler};
 

@@ -162,12 +162,6 @@ pub(super) fn build(
 }
 
 /// Whether a shared buffer holding `b` takes `size` more bytes.
-/// The part of a transfer [start, done) inside the measurement window [warmup, end), in ns:
-/// what it adds to its output's fabric busy time (both fabrics).
-pub(super) fn in_window(start: Time, done: Time, warmup: Time, end: Time) -> Time {
-    done.min(end).saturating_sub(start.max(warmup))
-}
-
 fn fits(b: Backlog, size: u32, limit: Limit) -> bool {
     match limit {
         Limit::Packets(l) => b.pkts < l,

@@ -46,7 +46,9 @@
 //!   by the cumulative ACK, and a duplicate ACK counts as delivered only while
 //!   prr_delivered < RecoverFS (RFC 9937's guard against ACK splitting).
 
-use super::congestion::{Acked, AnyController, Congestion, CongestionSpec, Controller, Delivery};
+use super::congestion::{
+    Acked, AnyController, Congestion, CongestionSpec, Controller, Delivery, SenderSide,
+};
 pub use super::congestion::{DupackResponse, Halving};
 use super::delivery::DeliveryRate;
 pub use super::options::{FrTimer, PartialAck, PrrBound, RecoverGuard, Recovery, Variant};
@@ -237,6 +239,22 @@ struct PrrState {
     sndcnt: u64,
 }
 
+impl SenderConfig {
+    /// The fields the controller reads (`congestion::SenderSide`).
+    fn controller_side(&self) -> SenderSide {
+        SenderSide {
+            dupack_response: self.dupack_response,
+            halving: self.halving,
+            ecn_backoff: self.ecn_backoff,
+            max_window: self.max_window,
+            initial_cwnd: self.initial_cwnd,
+            segment_bytes: self.segment_bytes,
+            congestion_seed: self.congestion_seed,
+            pacing: self.pacing,
+        }
+    }
+}
+
 impl Sender {
     pub fn new(cfg: SenderConfig) -> Sender {
         Sender {
@@ -269,7 +287,7 @@ impl Sender {
             cwr_pending: false,
             ecn_guard: 0,
             ecn_at_one: false,
-            cc: AnyController::new(&cfg),
+            cc: AnyController::new(&cfg.congestion, &cfg.controller_side()),
             board: VecDeque::new(),
             keeps_board: cfg.variant == Variant::Sack || cfg.recovery.prr().is_some(),
             sacked: 0,

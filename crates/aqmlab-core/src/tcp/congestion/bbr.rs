@@ -789,7 +789,7 @@ impl BbrSpec {
         }
     }
 
-    pub fn build(&self, cfg: &super::SenderConfig) -> Box<Bbr> {
+    pub fn build(&self, cfg: &super::SenderSide) -> Box<Bbr> {
         let rng = Rng::for_component(cfg.congestion_seed, 0, "bbr");
         Box::new(Bbr::new(
             self.config(cfg.initial_cwnd, cfg.segment_bytes),

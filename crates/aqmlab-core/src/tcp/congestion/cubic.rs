@@ -364,7 +364,7 @@ impl CubicSpec {
         }
     }
 
-    pub fn build(&self, cfg: &super::SenderConfig) -> Cubic {
+    pub fn build(&self, cfg: &super::SenderSide) -> Cubic {
         Cubic::new(CubicConfig {
             c: self.c,
             beta: self.beta,

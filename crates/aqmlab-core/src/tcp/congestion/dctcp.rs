@@ -178,7 +178,7 @@ impl DctcpSpec {
         }
     }
 
-    pub fn build(&self, cfg: &super::SenderConfig) -> Dctcp {
+    pub fn build(&self, cfg: &super::SenderSide) -> Dctcp {
         Dctcp::new(self.g, self.initial_alpha, cfg.max_window)
     }
 }

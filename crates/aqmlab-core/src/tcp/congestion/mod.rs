@@ -31,7 +31,6 @@ pub mod hystart;
 pub mod reno;
 
 use super::delivery::RateSample;
-use super::sender::SenderConfig;
 use crate::check::{inner, tagged_table, Problems};
 use crate::units::Time;
 pub use bbr::{Bbr, BbrConfig, BbrSpec};
@@ -160,7 +159,7 @@ pub struct RenoSpec {}
 impl RenoSpec {
     pub fn validate(&self, _a: &str, _p: &mut Problems) {}
 
-    pub fn build(&self, cfg: &SenderConfig) -> Reno {
+    pub fn build(&self, cfg: &SenderSide) -> Reno {
         Reno::new(RenoConfig {
             dupack_response: cfg.dupack_response,
             halving: cfg.halving,
@@ -168,6 +167,22 @@ impl RenoSpec {
             max_window: cfg.max_window,
         })
     }
+}
+
+/// What a controller is built from besides its own table: the sender's fields it reads
+/// (the sender fills it in from its `SenderConfig`, so this layer names nothing of the
+/// sender's).
+#[derive(Clone, Copy, Debug)]
+pub struct SenderSide {
+    pub dupack_response: DupackResponse,
+    pub halving: Halving,
+    pub ecn_backoff: bool,
+    pub max_window: u32,
+    pub initial_cwnd: f64,
+    pub segment_bytes: u32,
+    /// The flow's seed for the controller's own stream (BBR's cycle phase).
+    pub congestion_seed: u64,
+    pub pacing: bool,
 }
 
 /// The registry: from ONE list of `"tag" => Variant(Spec, Controller)` lines it makes the
@@ -219,9 +234,9 @@ macro_rules! registry {
         }
 
         impl AnyController {
-            /// The sender's controller from its configuration (`cfg.congestion`).
-            pub fn new(cfg: &SenderConfig) -> AnyController {
-                match &cfg.congestion {
+            /// The sender's controller: its table `spec` and the sender's side of it.
+            pub fn new(spec: &CongestionSpec, cfg: &SenderSide) -> AnyController {
+                match spec {
                     $(CongestionSpec::$V(s) => AnyController::$V(s.build(cfg)),)*
                 }
             }

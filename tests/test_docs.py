@@ -341,7 +341,17 @@ def test_the_engine_schema_probe_finds_every_table_and_the_tcp_fields(schema):
     ]
     assert schema["congestion/dctcp"] == ["g", "initial_alpha"]
     assert schema["congestion/bbr"][:3] == ["high_gain", "drain_gain", "cwnd_gain"]
-    assert schema["flow"] == ["name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"]
+    assert schema["flow"] == [
+        "name",
+        "type",
+        "src",
+        "dst",
+        "packet_size",
+        "start",
+        "stop",
+        "ecn",
+        "ect",
+    ]
     assert schema["loss/gilbert_elliott"] == ["p_gb", "p_bg", "loss_good", "loss_bad"]
 
 
@@ -539,8 +549,9 @@ def _acts_as_scenario(key: str, needs: dict, name: str, value: Any = None) -> di
     s = _busy_network()
     if group == "aqm":
         table = s["links"][1]["queue"]["aqm"] = {**_minimal(key), **needs}
-    elif group == "flow" and tag in ("tcp", "poisson", "onoff"):
-        table = s["flows"][{"tcp": 0, "poisson": 2, "onoff": 3}[tag]]
+    elif group == "flow" and tag in ("tcp", "poisson", "onoff", ""):
+        # The fields every flow has: on the first TCP flow (ECN-capable).
+        table = s["flows"][{"tcp": 0, "poisson": 2, "onoff": 3, "": 0}[tag]]
         table.update(needs)
     elif group == "scenario":
         table = s

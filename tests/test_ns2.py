@@ -83,6 +83,7 @@ def test_what_ns2_cannot_run_is_refused_with_the_whole_list():
             sc.tcp("bbr", "a", "b", packet_size=1000, congestion=sc.bbr()),
             sc.tcp("paced", "a", "b", packet_size=1000, pacing=True),
             sc.tcp("unpaced", "a", "b", packet_size=1000, pacing=False),
+            sc.cbr("l4s", "a", "b", rate="1Mbps", packet_size=500, ecn=True, ect="ect1"),
         ],
         loss=sc.gilbert_elliott(p_gb=0.01, p_bg=0.5),
     )
@@ -100,11 +101,13 @@ def test_what_ns2_cannot_run_is_refused_with_the_whole_list():
         "flows[4].congestion",
         "flows[6].congestion",
         "flows[7].pacing",
+        "flows[9].ect",
     ]
     assert "'codel'" in str(e.value) and "PRR" in str(e.value)
     assert "'cubic': ns-2.35's TCP agents are Reno only" in str(e.value)
     assert "'bbr': ns-2.35's TCP agents are Reno only" in str(e.value)
     assert "no pacing" in str(e.value)
+    assert "'ect1': ns-2.35 has no ECT(1)" in str(e.value)
 
 
 def test_red_refusals_name_the_field_and_the_way_out():

@@ -83,6 +83,15 @@ def test_each_recovery_runs_as_ns3s_own():
         spec(s)
 
 
+def test_ect1_is_refused_and_ect0_runs_as_ecn():
+    s = dumbbell()
+    s["repeat"][0]["flows"][0] |= {"ecn": True, "ect": "ect0"}
+    assert spec(s)["defaults"]["ns3::TcpSocketBase::UseEcn"] == ["enum", "On"]
+    s["repeat"][0]["flows"][0]["ect"] = "ect1"
+    with pytest.raises(ns3.Unsupported, match="'ect1': the ns-3 translation sends ECT"):
+        spec(s)
+
+
 def test_pie_and_red_carry_aqmlabs_values_not_ns3s_defaults():
     pie = spec(dumbbell({"type": "pie"}))["links"][0]["queues"][0]["qdisc"]["attrs"]
     # ns-3's PIE defaults to no derandomisation; aqmlab's (and Linux's) has it.

@@ -479,8 +479,11 @@ def cbr(
     start: str | None = None,
     stop: str | None = None,
     ecn: bool | None = None,
+    ect: str | None = None,
 ) -> dict[str, Any]:
-    return _flow("cbr", name, src, dst, packet_size, rate=rate, start=start, stop=stop, ecn=ecn)
+    return _flow(
+        "cbr", name, src, dst, packet_size, rate=rate, start=start, stop=stop, ecn=ecn, ect=ect
+    )
 
 
 def poisson(
@@ -495,6 +498,7 @@ def poisson(
     start: str | None = None,
     stop: str | None = None,
     ecn: bool | None = None,
+    ect: str | None = None,
 ) -> dict[str, Any]:
     """Poisson arrivals at a mean bit ``rate`` or packet rate ``pkt_rate`` (give one);
     ``size_dist`` is "fixed" (default) or "exponential" with mean ``packet_size``."""
@@ -510,6 +514,7 @@ def poisson(
         start=start,
         stop=stop,
         ecn=ecn,
+        ect=ect,
     )
 
 
@@ -527,6 +532,7 @@ def onoff(
     start: str | None = None,
     stop: str | None = None,
     ecn: bool | None = None,
+    ect: str | None = None,
 ) -> dict[str, Any]:
     """CBR at ``rate`` during on periods; period lengths "exponential" (default) or "pareto"
     (with ``shape`` > 1) with means ``on_time`` and ``off_time``."""
@@ -544,6 +550,7 @@ def onoff(
         start=start,
         stop=stop,
         ecn=ecn,
+        ect=ect,
     )
 
 
@@ -555,6 +562,7 @@ def tcp(
     packet_size: int | str = 1000,
     variant: str | None = None,
     ecn: bool | None = None,
+    ect: str | None = None,
     bytes: int | str | None = None,
     start: str | None = None,
     stop: str | None = None,

@@ -626,7 +626,7 @@ impl<'a> Simulator<'a> {
             return self.tcp_start(i);
         };
         let size = src.packet_size();
-        let (flow, from, dst, ecn) = (src.flow, src.src, src.dst, src.ecn);
+        let (flow, from, dst, ect) = (src.flow, src.src, src.dst, src.ect);
         let st = &self.flows[flow as usize];
         let (seq, ends) = (st.c.sent_pkts, st.ends);
         let pkt = self.packets.alloc(Packet {
@@ -634,7 +634,7 @@ impl<'a> Simulator<'a> {
             src: from,
             dst,
             size,
-            ecn: if ecn { Ecn::Ect0 } else { Ecn::NotEct },
+            ecn: ect,
             created: now,
             seq,
             udp: true,

@@ -4,6 +4,7 @@
 //! only on (seed, run, its name): adding another flow never changes them. Sources decide
 //! *when* and *how big*; the simulator turns that into packets.
 
+use crate::packet::Ecn;
 use crate::rng::Rng;
 use crate::scenario::{FlowSpec, OpenLoop, PeriodDist};
 use crate::units::{Time, NS_PER_SEC};
@@ -36,7 +37,8 @@ pub struct Source {
     pub src: u32,
     pub dst: u32,
     pub size: u32,
-    pub ecn: bool,
+    /// The codepoint its packets carry (Not-ECT: not ECN-capable).
+    pub ect: Ecn,
     pub start: Time,
     pub stop: Time,
     pub pattern: Pattern,
@@ -88,7 +90,7 @@ impl Source {
             src,
             dst,
             size,
-            ecn: f.ecn,
+            ect: f.codepoint(),
             start: f.start.0,
             stop,
             pattern,

@@ -98,7 +98,7 @@ QUEUE_CLASS = {"droptail": "DropTail", "red": "RED", "ared": "RED", "rem": "REM"
 
 # The flow fields the translation reads; a field added to the schema later is refused
 # until the translation learns it, never dropped silently.
-FLOW_FIELDS = {"name", "type", "src", "dst", "packet_size", "start", "stop", "ecn"}
+FLOW_FIELDS = {"name", "type", "src", "dst", "packet_size", "start", "stop", "ecn", "ect"}
 KIND_FIELDS = {
     "tcp": {*TCP_DEFAULTS, "bytes", "congestion", "pacing"},
     "cbr": {"rate"},
@@ -454,6 +454,9 @@ class _Writer:
             path = f"flows[{i}]"
             for key in sorted(set(f) - FLOW_FIELDS - KIND_FIELDS[f["type"]]):
                 self.refuse(f"{path}.{key}", "a field the ns-2 translation does not know")
+            if f.get("ect", "ect0") != "ect0":
+                # ns-2.35's packets carry one ECN-capable bit (hdr_flags::ect_): ECT(0).
+                self.refuse(f"{path}.ect", f"{f['ect']!r}: ns-2.35 has no ECT(1)")
             cc = f.get("congestion", {"type": "reno"})["type"]
             if cc != "reno":
                 # ns-2.35's Agent/TCP grows and halves its window as Reno only (CUBIC in

@@ -45,6 +45,7 @@ TCP_FIELDS = {
     "start",
     "stop",
     "ecn",
+    "ect",
     "bytes",
     "trace",
     "variant",
@@ -319,6 +320,9 @@ class _Spec:
                 continue
             for key in sorted(set(f) - TCP_FIELDS):
                 self.refuse(f"{path}.{key}", "a field the ns-3 translation does not know")
+            if f.get("ect", "ect0") != "ect0":
+                # ns-3.44 sends ECT(1) only from TcpDctcp with UseEct0 = false: not mapped.
+                self.refuse(f"{path}.ect", f"{f['ect']!r}: the ns-3 translation sends ECT(0)")
             out.append(self.tcp(i, path, f))
         return out
 

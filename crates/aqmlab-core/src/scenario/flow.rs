@@ -10,6 +10,7 @@ pub use super::flow_tcp::{
     TcpSpec, Variant,
 };
 use crate::check::{inner, Problems, INNER, MAX_PPS, MIN_PPS};
+use crate::packet::Ecn;
 use crate::units::{Bytes, Duration, Rate};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -41,6 +42,15 @@ pub enum PeriodDist {
     Pareto,
 }
 
+/// The ECN-capable codepoint a flow sends (RFC 3168 §5, RFC 9331 §4): ECT(0), or ECT(1),
+/// which L4S AQMs classify as scalable traffic; classic AQMs treat both alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ect {
+    Ect0,
+    Ect1,
+}
+
 /// A traffic flow from one host to another: the fields every flow has, and its type's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
@@ -51,8 +61,10 @@ pub struct FlowSpec {
     pub start: Duration,
     /// Defaults to the end of the run.
     pub stop: Option<Duration>,
-    /// Send packets ECN-capable (ECT(0)).
+    /// Send packets ECN-capable (ECT(0), or `ect`'s codepoint).
     pub ecn: bool,
+    /// With `ecn`: the codepoint (unset: ECT(0)).
+    pub ect: Option<Ect>,
     /// The `type` and its own fields.
     pub traffic: Traffic,
 }
@@ -106,7 +118,36 @@ pub struct OnoffSpec {
 }
 
 /// The fields every flow type has, in the table's canonical order (`type` after `name`).
-const COMMON: &[&str] = &["name", "src", "dst", "packet_size", "start", "stop", "ecn"];
+const COMMON: &[&str] = &[
+    "name",
+    "src",
+    "dst",
+    "packet_size",
+    "start",
+    "stop",
+    "ecn",
+    "ect",
+];
+
+impl Ect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ect::Ect0 => "ect0",
+            Ect::Ect1 => "ect1",
+        }
+    }
+}
+
+impl FlowSpec {
+    /// The codepoint its packets leave with: Not-ECT without `ecn`.
+    pub fn codepoint(&self) -> Ecn {
+        match (self.ecn, self.ect) {
+            (false, _) => Ecn::NotEct,
+            (true, Some(Ect::Ect1)) => Ecn::Ect1,
+            (true, _) => Ecn::Ect0,
+        }
+    }
+}
 
 impl FlowKind {
     pub const ALL: [FlowKind; 4] = [
@@ -163,6 +204,8 @@ struct Common {
     stop: Option<Duration>,
     #[serde(default)]
     ecn: bool,
+    #[serde(default)]
+    ect: Option<Ect>,
 }
 
 #[derive(Deserialize)]
@@ -223,6 +266,7 @@ impl<'de> Deserialize<'de> for FlowSpec {
             start: c.start,
             stop: c.stop,
             ecn: c.ecn,
+            ect: c.ect,
             traffic,
         })
     }
@@ -242,6 +286,8 @@ impl Serialize for FlowSpec {
             #[serde(skip_serializing_if = "Option::is_none")]
             stop: &'a Option<Duration>,
             ecn: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            ect: &'a Option<Ect>,
             #[serde(flatten)]
             traffic: &'a Traffic,
         }
@@ -254,6 +300,7 @@ impl Serialize for FlowSpec {
             start: &self.start,
             stop: &self.stop,
             ecn: self.ecn,
+            ect: &self.ect,
             traffic: &self.traffic,
         }
         .serialize(s)
@@ -331,6 +378,13 @@ impl FlowSpec {
 
     /// The checks of the type's own fields (which fields it has was checked when read).
     pub(crate) fn check_kind(&self, p: &str, pr: &mut Problems) {
+        if let (Some(e), false) = (self.ect, self.ecn) {
+            pr.err(
+                format!("{p}.ect"),
+                format!("\"{}\"", e.name()),
+                "only meaningful with ecn = true",
+            );
+        }
         let kind = self.kind().name();
         let packet_size = self.packet_size;
         let rate = match &self.traffic {

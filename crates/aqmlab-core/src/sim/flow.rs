@@ -96,9 +96,12 @@ pub(super) struct TcpState {
     pub(super) ecn: bool,
     /// Retransmissions are ECT too (ns-2), not Not-ECT (RFC 3168 §6.1.5).
     pub(super) ecn_retransmits: bool,
-    /// Pure ACKs are ECT(0) (Linux for a controller that needs ECN, DCTCP: the socket's
-    /// `INET_ECN_xmit`), so a step marker marks them rather than dropping them.
+    /// Pure ACKs are ECN-capable with the flow's codepoint (Linux for a controller that
+    /// needs ECN, DCTCP: the socket's `INET_ECN_xmit`), so a step marker marks them rather
+    /// than dropping them.
     pub(super) ect_acks: bool,
+    /// The codepoint of its ECN-capable packets (`FlowSpec::codepoint`).
+    pub(super) ect: Ecn,
     pub(super) ack_size: u32,
     pub(super) start: Time,
     pub(super) stats_at_warmup: SenderStats,

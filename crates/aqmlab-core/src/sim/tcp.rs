@@ -80,10 +80,9 @@ impl Simulator<'_> {
         let now = self.now;
         let st = &self.flows[f];
         let (src, dst, size, ends) = (st.src, st.dst, st.size, st.ends);
-        let (ecn, ecn_rtx) = st
-            .tcp
-            .as_ref()
-            .map_or((false, false), |t| (t.ecn, t.ecn_retransmits));
+        let (ecn, ecn_rtx, ect) = st.tcp.as_ref().map_or((false, false, Ecn::NotEct), |t| {
+            (t.ecn, t.ecn_retransmits, t.ect)
+        });
         for seg in segs.drain(..) {
             let pkt = self.packets.alloc(Packet {
                 flow: f as u32,
@@ -93,7 +92,7 @@ impl Simulator<'_> {
                 // RFC 3168 §6.1.5: retransmissions are not ECN-capable, unless
                 // `ecn_retransmits` (ns-2's TcpAgent::output sets ECT on every data packet).
                 ecn: if ecn && (!seg.retransmit || ecn_rtx) {
-                    Ecn::Ect0
+                    ect
                 } else {
                     Ecn::NotEct
                 },
@@ -114,7 +113,7 @@ impl Simulator<'_> {
     pub(super) fn tcp_send_ack(&mut self, f: usize, ack: Ack) {
         let st = &mut self.flows[f];
         let Some(tcp) = &st.tcp else { return };
-        let (size, ect) = (tcp.ack_size, tcp.ect_acks);
+        let (size, ect) = (tcp.ack_size, tcp.ect_acks.then_some(tcp.ect));
         let (from, to, ends) = (st.dst, st.src, st.ends);
         st.acks.sent_pkts += 1;
         st.acks.sent_bytes += size as u64;
@@ -126,7 +125,7 @@ impl Simulator<'_> {
                 size,
                 created: self.now,
                 to: ends[0],
-                ecn: if ect { Ecn::Ect0 } else { Ecn::NotEct },
+                ecn: ect.unwrap_or(Ecn::NotEct),
                 ..Default::default()
             },
             &ack,
@@ -275,6 +274,7 @@ pub(super) fn tcp_state(spec: &FlowSpec, f: &TcpSpec, seed: u64, run: u64) -> Tc
         rto_timer: None,
         delack_timer: None,
         ecn: spec.ecn,
+        ect: spec.codepoint(),
         // Linux sends every segment of a DCTCP socket ECT(0), retransmissions and pure
         // ACKs too (`tcp_ecn_send`: no `INET_ECN_dontxmit` when `tcp_ca_needs_ecn`).
         ecn_retransmits: spec.ecn && (f.ecn_retransmits == Some(true) || dctcp),

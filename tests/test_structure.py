@@ -90,22 +90,35 @@ EXPECT_VALIDATED = re.compile(r'expect\(\s*"validated', re.IGNORECASE)
 INLINE_MOD = re.compile(r"(\s*)(?:pub(?:\([\w:]+\))? )?mod \w+ \{")
 
 
+def _declared(f: Path, only_test: bool) -> set[Path]:
+    """The files of the modules `f` declares (`mod x;`, `#[path]` honoured): those under
+    `#[cfg(test)]` only, or all of them."""
+    here = f.parent if f.name in ("lib.rs", "mod.rs") else f.parent / f.stem
+    out, test, path = set(), False, None
+    for line in f.read_text("utf-8").splitlines():
+        s = line.strip()
+        if s == "#[cfg(test)]":
+            test = True
+        elif m := re.fullmatch(r'#\[path = "(.+)"\]', s):
+            path = f.parent / m.group(1)
+        elif (test or not only_test) and (
+            m := re.fullmatch(r"(?:pub(?:\([\w:]+\))? )?mod (\w+);", s)
+        ):
+            out.add(path or here / f"{m.group(1)}.rs")
+        if not s.startswith("#["):
+            test, path = False, None
+    return out
+
+
 def _test_files() -> set[Path]:
-    """The engine's files of modules declared under `#[cfg(test)]` (`mod tests;`)."""
-    out = set()
-    for f in ENGINE.rglob("*.rs"):
-        here = f.parent if f.name in ("lib.rs", "mod.rs") else f.parent / f.stem
-        test, path = False, None
-        for line in f.read_text("utf-8").splitlines():
-            s = line.strip()
-            if s == "#[cfg(test)]":
-                test = True
-            elif test and (m := re.fullmatch(r'#\[path = "(.+)"\]', s)):
-                path = f.parent / m.group(1)
-            elif test and (m := re.fullmatch(r"(?:pub(?:\([\w:]+\))? )?mod (\w+);", s)):
-                out.add(path or here / f"{m.group(1)}.rs")
-            if not s.startswith("#["):
-                test, path = False, None
+    """The engine's files of modules declared under `#[cfg(test)]` (`mod tests;`), and of
+    the modules those declare in turn (a test module's children are tests too)."""
+    out = set().union(*(_declared(f, True) for f in ENGINE.rglob("*.rs")))
+    todo = list(out)
+    while todo:
+        for child in _declared(todo.pop(), False) - out:
+            out.add(child)
+            todo.append(child)
     return out
 
 

@@ -6,64 +6,25 @@
 mod common;
 
 use aqmlab_core::{load, scenario::parse};
-use common::{queue, run};
+use common::{chain, queue, run};
 
-/// A TCP flow (SACK) and a CBR flow from h1 to h2 through r1's 10 Mb/s port; `#AQM` is
-/// that port's AQM table, `#ECN` the lines both flows get.
-const BASE: &str = r#"
-schema_version = 1
-
-[simulation]
-duration = "10s"
-seed = 3
-
-[[nodes]]
-name = "h1"
-type = "host"
-
-[[nodes]]
-name = "r1"
-type = "router"
-
-[[nodes]]
-name = "h2"
-type = "host"
-
-[[links]]
-a = "h1"
-b = "r1"
-bandwidth = "100Mbps"
-delay = "1ms"
-queue = { limit_pkts = 100 }
-
-[[links]]
-a = "r1"
-b = "h2"
-bandwidth = "10Mbps"
-delay = "20ms"
-queue = { limit_pkts = 100, aqm = #AQM }
-
-[[flows]]
-name = "t1"
-type = "tcp"
-src = "h1"
-dst = "h2"
-packet_size = 1000
-variant = "sack"
-#ECN
-
-[[flows]]
-name = "c1"
-type = "cbr"
-src = "h1"
-dst = "h2"
-packet_size = 500
-rate = "4Mbps"
-#ECN
-"#;
-
+/// A TCP flow (SACK) and a CBR flow from a to dst through r's 10 Mb/s port (`common::chain`);
+/// `aqm` is that port's AQM table, `ecn` the lines both flows get.
 fn with(aqm: &str, ecn: &str) -> String {
-    BASE.replace("#AQM", aqm).replace("#ECN", ecn)
+    let queue = format!("{{ limit_pkts = 100, aqm = {aqm} }}");
+    let mut s = chain(
+        "duration = \"10s\"\nseed = 3",
+        "dst",
+        ("100Mbps", "1ms", "{ limit_pkts = 100 }"),
+        ("10Mbps", "20ms", &queue),
+    );
+    s.toml(&format!(
+        "[[flows]]\nname = \"t1\"\ntype = \"tcp\"\nsrc = \"a\"\ndst = \"dst\"\n\
+         packet_size = 1000\nvariant = \"sack\"\n{ecn}\n\
+         [[flows]]\nname = \"c1\"\ntype = \"cbr\"\nsrc = \"a\"\ndst = \"dst\"\n\
+         packet_size = 500\nrate = \"4Mbps\"\n{ecn}\n"
+    ))
+    .text()
 }
 
 #[test]
@@ -115,7 +76,7 @@ fn classic_aqms_treat_ect1_as_ect0() {
     ] {
         let ect0 = run(&with(aqm, "ecn = true"));
         let ect1 = run(&with(aqm, "ecn = true\nect = \"ect1\""));
-        let marks: u64 = queue(&ect0, "r1->h2").marked.iter().sum();
+        let marks: u64 = queue(&ect0, "r->dst").marked.iter().sum();
         // One mark handled differently would change the TCP flow's whole trajectory.
         assert!(marks >= 10, "{aqm}: {marks} marks, too few to tell");
         assert_eq!(ect0, ect1, "{aqm}");

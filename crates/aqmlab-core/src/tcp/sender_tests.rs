@@ -773,7 +773,5 @@ fn per_ack_rtt_samples_only_when_asked_and_never_for_a_retransmission() {
     );
 }
 
-// Marked for the structure tests, which read test modules by their attribute.
-#[cfg(test)]
 #[path = "sender_prr_tests.rs"]
 mod prr;

@@ -132,6 +132,7 @@ AQM_REQUIRED = {
     "red": {"min_th": 5, "max_th": 15},
     "bio": {"levels": [{"max_th": 5}]},
     "cioq_red": {"nu": 0.5, "min_th": 5, "max_th": 15},
+    "classful": {"scheduler": {"type": "strict_priority"}, "classes": [{}]},
 }
 LOSS_REQUIRED = {
     "bernoulli": {"p": 0.01},
@@ -329,7 +330,7 @@ def doc() -> dict[str, dict[str, dict[str, str]]]:
 def test_the_engine_schema_probe_finds_every_table_and_the_tcp_fields(schema):
     # Guards the probe itself: if an engine message changed form, the doc checks below
     # would compare against nothing.
-    assert len([k for k in schema if k.startswith("aqm/")]) == 17
+    assert len([k for k in schema if k.startswith("aqm/")]) == 18
     assert schema["aqm/droptail"] == []
     assert len(schema["flow/tcp"]) == 24
     assert schema["congestion/cubic"] == [

@@ -20,16 +20,18 @@
 //!
 //! # Buffers
 //!
-//! The buffer is one FIFO, or the per-flow sub-queues of a flow scheduler (FQ-CoDel,
-//! `crate::aqm::fq_codel`), which choose the departing packet and decide on it with their
-//! own per-flow CoDel; the port's `aqm` is then DropTail. A flow-queue buffer never
-//! refuses an arrival: it enqueues it, and if the buffer is then over its limit it drops
-//! from the head of its fattest flow until it fits (RFC 8290 §4.1). Those packets were
-//! enqueued, so they count as overflow drops *after* enqueue, and the caller frees them from
-//! `evicted`. Occupancy peaks are recorded after those drops: no event can observe the
-//! transient.
+//! The buffer is one FIFO, or a buffer of several sub-queues (`buffer::AnyBuffer`): the
+//! per-flow sub-queues of FQ-CoDel (`fq_codel`) or the classes of a classful buffer
+//! (`classful`), which choose the departing packet and decide on it with their own AQMs;
+//! the port's `aqm` is then DropTail. The port keeps the totals, the limit and the counters
+//! by reason for all of them; the sub-queues keep their own counts (`buffer::SubCounters`).
+//! A classful buffer decides on an arrival in its class first (its AQM, its own limit),
+//! then the port's shared limit applies, as for a FIFO. A flow-queue buffer never refuses
+//! an arrival: it enqueues it, and if the buffer is then over its limit it drops from the
+//! head of its fattest flow until it fits (RFC 8290 §4.1). Those packets were enqueued, so
+//! they count as overflow drops *after* enqueue, and the caller frees them from `evicted`.
+//! Occupancy peaks are recorded after those drops: no event can observe the transient.
 
-use crate::aqm::fq_codel::{FqCodel, FQ_CODEL_METRICS};
 use crate::aqm::{
     AnyAqm, Aqm, Backlog, DropTail, QueueView, Reason, Verdict, NUM_COLOURS, NUM_REASONS,
 };
@@ -40,10 +42,16 @@ use crate::table::Table;
 use crate::units::{Time, NS_PER_SEC};
 
 pub use crate::aqm::Limit;
-pub use counters::{ColourCounters, QueueCounters};
+pub use counters::{subqueue_table, ColourCounters, QueueCounters, SubCounters};
 
+pub mod buffer;
+pub mod classful;
 mod counters;
+pub mod fq_codel;
 pub mod sched;
+
+use buffer::AnyBuffer;
+use fq_codel::FqCodel;
 
 /// One port's buffer, AQM and measurements.
 ///
@@ -75,10 +83,10 @@ pub struct OutputQueue {
     zero_sojourns: u64,
     /// The waiting packets of a FIFO port, threaded through their slots.
     fifo: PacketList,
-    /// The sub-queues and scheduler of a flow-queue port (then `fifo` stays empty). Two
+    /// The sub-queues and scheduler of a multi-queue port (then `fifo` stays empty). Two
     /// fields rather than an enum: the FIFO path tests one pointer and touches its list
     /// directly.
-    flows: Option<Box<FqCodel>>,
+    multi: Option<Box<AnyBuffer>>,
     /// `aqm.passive()`, kept beside the buffer: the port calls none of the AQM's hooks,
     /// and so does not load the AQM's line (an access link's, cold at scale) per packet.
     passive: bool,
@@ -170,13 +178,19 @@ impl OutputQueue {
     }
 
     /// The AQM's first timer, asked for once when the run starts.
-    pub fn first_timer(&self, now: Time) -> Option<Time> {
-        self.aqm.first_timer(now)
+    pub fn first_timer(&mut self, now: Time) -> Option<Time> {
+        match &mut self.multi {
+            None => self.aqm.first_timer(now),
+            Some(b) => b.first_timer(now),
+        }
     }
 
     /// Runs the AQM's timer; returns when it wants the next one.
     pub fn on_timer(&mut self, now: Time) -> Option<Time> {
-        self.aqm.on_timer(&self.v, now)
+        match &mut self.multi {
+            None => self.aqm.on_timer(&self.v, now),
+            Some(b) => b.on_timer(now),
+        }
     }
 
     /// Tells the AQM that the link went idle at `since` with the buffer empty.
@@ -184,6 +198,9 @@ impl OutputQueue {
     pub fn on_idle(&mut self, since: Time) {
         if !self.passive {
             self.aqm.on_idle(since);
+        }
+        if let Some(b) = &mut self.multi {
+            b.on_idle(since);
         }
     }
 
@@ -193,12 +210,17 @@ impl OutputQueue {
 
     /// A port whose buffer is FQ-CoDel's per-flow sub-queues.
     pub fn with_flows(limit: Limit, link_bps: u64, fq: FqCodel, rng: Rng) -> Self {
+        Self::with_multi(limit, link_bps, AnyBuffer::Flows(fq), rng)
+    }
+
+    /// A port whose buffer has several sub-queues.
+    pub fn with_multi(limit: Limit, link_bps: u64, b: AnyBuffer, rng: Rng) -> Self {
         let aqm = AnyAqm::DropTail(DropTail);
-        Self::with_buffer(Some(Box::new(fq)), limit, link_bps, aqm, rng)
+        Self::with_buffer(Some(Box::new(b)), limit, link_bps, aqm, rng)
     }
 
     fn with_buffer(
-        flows: Option<Box<FqCodel>>,
+        multi: Option<Box<AnyBuffer>>,
         limit: Limit,
         link_bps: u64,
         aqm: AnyAqm,
@@ -209,7 +231,7 @@ impl OutputQueue {
             counters: QueueCounters::default(),
             zero_sojourns: 0,
             fifo: PacketList::default(),
-            flows,
+            multi,
             passive: aqm.passive(),
             has_metrics: false,
             dropped_or_marked: false,
@@ -243,38 +265,46 @@ impl OutputQueue {
 
     /// The flow scheduler, if the buffer is one.
     pub fn flows(&self) -> Option<&FqCodel> {
-        self.flows.as_deref()
+        match self.multi.as_deref() {
+            Some(AnyBuffer::Flows(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The multi-queue buffer, if the port has one.
+    pub fn multi(&self) -> Option<&AnyBuffer> {
+        self.multi.as_deref()
     }
 
     /// The scenario `type` of this port's queue discipline, for result tables.
     pub fn kind(&self) -> &'static str {
-        match &self.flows {
+        match &self.multi {
             None => self.aqm.kind(),
-            Some(_) => "fq_codel",
+            Some(b) => b.kind(),
         }
     }
 
     /// Names of the values `metrics` writes, in order.
     pub fn metric_names(&self) -> &'static [&'static str] {
-        match &self.flows {
+        match &self.multi {
             None => self.aqm.metric_names(),
-            Some(_) => FQ_CODEL_METRICS,
+            Some(b) => b.metric_names(),
         }
     }
 
-    /// Writes the internal state of the AQM or flow scheduler.
+    /// Writes the internal state of the AQM or multi-queue buffer.
     pub fn metrics(&self, now: Time, out: &mut [f64]) {
-        match &self.flows {
+        match &self.multi {
             None => self.aqm.metrics(&self.v, now, out),
-            Some(f) => f.metrics(out),
+            Some(b) => b.metrics(out),
         }
     }
 
-    /// The tables the AQM adds at the end of the run (the flow scheduler adds none).
+    /// The tables the AQM or buffer adds at the end of the run.
     pub fn tables(&self) -> Vec<Table> {
-        match &self.flows {
+        match &self.multi {
             None => self.aqm.tables(),
-            Some(_) => vec![],
+            Some(b) => b.tables(),
         }
     }
 
@@ -297,24 +327,16 @@ impl OutputQueue {
     /// Enqueues into the lengths, and counts a yellow or red packet as such.
     #[inline]
     fn push_backlog(&mut self, c: usize, size: u32) {
-        self.v.len_pkts += 1;
-        self.v.len_bytes += size as u64;
+        self.v.enter(c, size);
         self.counters.enqueued += 1;
         if c != 0 {
-            self.v.not_green[c].pkts += 1;
-            self.v.not_green[c].bytes += size as u64;
             self.counters.not_green_mut(c).enqueued += 1;
         }
     }
 
     #[inline]
     fn pop_backlog(&mut self, c: usize, size: u32) {
-        self.v.len_pkts -= 1;
-        self.v.len_bytes -= size as u64;
-        if c != 0 {
-            self.v.not_green[c].pkts -= 1;
-            self.v.not_green[c].bytes -= size as u64;
-        }
+        self.v.leave(c, size);
     }
 
     #[inline]
@@ -353,14 +375,14 @@ impl OutputQueue {
     }
 
     /// Whether an arrival dropped packets from inside the buffer (`evicted`). Only a
-    /// flow-queue buffer does: asking `flows`, in the hot line, first keeps a FIFO port's
+    /// flow-queue buffer does: asking `multi`, in the hot line, first keeps a FIFO port's
     /// passage off `evicted`'s line, a cold one at scale.
     #[inline]
     pub fn has_evicted(&self) -> bool {
-        self.flows.is_some() && !self.evicted.is_empty()
+        self.multi.is_some() && !self.evicted.is_empty()
     }
 
-    /// The packet at the head of a FIFO buffer (None for a flow-queue buffer).
+    /// The packet at the head of a FIFO buffer (None for a multi-queue buffer).
     pub fn head(&self) -> Option<u32> {
         self.fifo.front()
     }
@@ -382,8 +404,8 @@ impl OutputQueue {
             k.arrivals += 1;
             k.arrival_bytes += size as u64;
         }
-        if self.flows.is_some() {
-            return self.arrive_flows(idx, size, c, pkts, now);
+        if self.multi.is_some() {
+            return self.arrive_multi(idx, size, c, pkts, now, room);
         }
         let verdict = if self.passive {
             Verdict::Pass
@@ -424,26 +446,59 @@ impl OutputQueue {
         Admission::Enqueued
     }
 
-    /// Arrival at a flow-queue buffer: no arrival AQM (FQ-CoDel's CoDels act at dequeue);
-    /// always enqueued, then the fattest flow pays for any excess (see the module doc).
+    /// Arrival at a multi-queue buffer: its own decision first (a class's AQM and limit;
+    /// FQ-CoDel has none, its CoDels act at dequeue), then the port's shared limit, except
+    /// that a flow-queue buffer takes every arrival and the fattest flow pays for any
+    /// excess (see the module doc). `room` is a shared input buffer's answer (`arrive_shared`).
     #[inline(never)]
-    fn arrive_flows(
+    fn arrive_multi(
         &mut self,
         idx: u32,
         size: u32,
         c: usize,
         pkts: &mut PacketArena,
         now: Time,
+        room: Option<bool>,
     ) -> Admission {
-        let full = !self.has_room(size);
+        let Some(b) = self.multi.as_mut() else {
+            unreachable!("called for a multi-queue buffer")
+        };
+        let ecn = pkts.get(idx).ecn;
+        let mark = match b.on_arrival(pkts.get(idx), now, &mut self.rng) {
+            Verdict::Drop(r) => {
+                b.refused(false, now);
+                return self.drop_arrival(r, c);
+            }
+            Verdict::Mark(r) if ecn == Ecn::NotEct => {
+                b.refused(false, now);
+                return self.drop_arrival(r, c);
+            }
+            Verdict::Mark(r) if ecn.is_ect() => Some(r),
+            Verdict::Mark(_) | Verdict::Pass => None,
+        };
+        let evicts = b.evicts();
+        let full = !room.unwrap_or_else(|| self.has_room(size));
+        if full && !evicts {
+            if let Some(b) = self.multi.as_mut() {
+                b.refused(true, now);
+            }
+            return self.drop_arrival(Reason::Overflow, c);
+        }
         let p = pkts.get_mut(idx);
-        if p.ecn.is_ect() {
+        if let Some(r) = mark {
+            p.ecn = Ecn::Ce;
+            self.count_mark(r);
+            if c != 0 {
+                self.counters.not_green_mut(c).marked[r as usize] += 1;
+            }
+        }
+        if ecn.is_ect() {
             self.counters.ect_enqueued += 1;
         }
         p.enqueued = now;
         self.level.touch(now, self.v.len_pkts, self.v.len_bytes);
-        if let Some(f) = self.flows.as_mut() {
-            f.push(idx, pkts.get(idx));
+        if let Some(b) = self.multi.as_mut() {
+            b.push(idx, pkts, mark.is_some());
         }
         self.push_backlog(c, size);
         if full {
@@ -457,7 +512,7 @@ impl OutputQueue {
     /// Drops from the fattest flow of a flow-queue buffer until it is within its limit.
     #[cold]
     fn evict(&mut self, pkts: &PacketArena) {
-        let Some(f) = self.flows.as_mut() else {
+        let Some(AnyBuffer::Flows(f)) = self.multi.as_deref_mut() else {
             unreachable!("only a flow-queue buffer enqueues beyond its limit")
         };
         while match self.v.limit {
@@ -468,7 +523,7 @@ impl OutputQueue {
             self.v.len_bytes -= f.drop_from_fattest(pkts, &mut self.evicted);
             self.v.len_pkts = f.len_pkts();
             let n = (self.evicted.len() - from) as u64;
-            // `count_drop`'s two writes, by field: `f` holds `self.flows`.
+            // `count_drop`'s two writes, by field: `f` holds `self.multi`.
             self.counters.dropped[Reason::Overflow as usize] += n;
             self.dropped_or_marked = true;
             self.counters.dropped_after_enqueue += n;
@@ -521,8 +576,8 @@ impl OutputQueue {
         now: Time,
         dropped: &mut Vec<u32>,
     ) -> Option<u32> {
-        if self.flows.is_some() {
-            return self.dequeue_flows(pkts, now, dropped);
+        if self.multi.is_some() {
+            return self.dequeue_multi(pkts, now, dropped);
         }
         loop {
             let idx = self.fifo.pop_front(pkts)?;
@@ -546,26 +601,31 @@ impl OutputQueue {
         }
     }
 
-    /// Departure from a flow-queue buffer: the scheduler picks the packet and its CoDel
-    /// decides on it.
+    /// Departure from a multi-queue buffer: its scheduler picks the packet and the AQM of
+    /// its sub-queue decides on it.
     #[inline(never)]
-    fn dequeue_flows(
+    fn dequeue_multi(
         &mut self,
         pkts: &mut PacketArena,
         now: Time,
         dropped: &mut Vec<u32>,
     ) -> Option<u32> {
         loop {
-            let Some(f) = self.flows.as_mut() else {
-                unreachable!("called for flow queues")
+            let Some(b) = self.multi.as_mut() else {
+                unreachable!("called for a multi-queue buffer")
             };
             self.level.touch(now, self.v.len_pkts, self.v.len_bytes);
-            let (idx, verdict) = f.next(pkts, now)?;
+            let (idx, verdict) = b.next(pkts, now, &mut self.rng)?;
             let (size, c) = (pkts.get(idx).size, pkts.get(idx).colour as usize);
             self.pop_backlog(c, size);
-            // Its CoDel marks only ECN-capable packets: a mark is never turned into a drop
-            // behind the scheduler's back (its deficit was charged).
-            debug_assert!(!matches!(verdict, Verdict::Mark(_)) || pkts.get(idx).ecn != Ecn::NotEct);
+            // FQ-CoDel's CoDels mark only ECN-capable packets: a mark is never turned into
+            // a drop behind the scheduler's back (its deficit was charged). A classful
+            // buffer counts a mark on a Not-ECT packet as the drop `settle` makes of it.
+            debug_assert!(
+                !matches!(verdict, Verdict::Mark(_))
+                    || pkts.get(idx).ecn != Ecn::NotEct
+                    || !matches!(self.multi.as_deref(), Some(AnyBuffer::Flows(_)))
+            );
             if self.settle(idx, size, verdict, pkts, now, dropped) {
                 return Some(idx);
             }
@@ -637,6 +697,9 @@ impl OutputQueue {
         self.sojourn = LogHistogram::default();
         self.zero_sojourns = 0;
         self.at_warmup.clone_from(&self.counters);
+        if let Some(b) = &mut self.multi {
+            b.restart_measurement();
+        }
     }
 
     /// ∫₀^now (packets waiting) dt in packet·seconds: the difference between two samples
@@ -662,9 +725,9 @@ impl OutputQueue {
 
     /// Packet indices still waiting (for conservation checks).
     pub fn waiting<'a>(&'a self, pkts: &'a PacketArena) -> Box<dyn Iterator<Item = u32> + 'a> {
-        match &self.flows {
+        match &self.multi {
             None => Box::new(self.fifo.iter(pkts)),
-            Some(f) => Box::new(f.waiting().copied()),
+            Some(b) => b.waiting(pkts),
         }
     }
 

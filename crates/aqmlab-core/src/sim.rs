@@ -11,11 +11,12 @@ mod measure;
 mod switch;
 mod tcp;
 
-use crate::aqm::{Discipline, Reason, NUM_COLOURS, NUM_REASONS};
+use crate::aqm::{Reason, NUM_COLOURS, NUM_REASONS};
 use crate::diffserv::Conditioner;
 use crate::event::{Event, EventQueue, TimerHandle, TimerOwner, Timers, NO_PACKET};
 use crate::link::{Channel, Fate, LossyWire};
 use crate::packet::{Ecn, Packet, PacketArena};
+use crate::queue::buffer::Discipline;
 use crate::queue::{Admission, ColourCounters, Limit, OutputQueue, QueueId};
 use crate::record::LogHistogram;
 use crate::rng::Rng;
@@ -273,9 +274,9 @@ fn in_window(start: Time, done: Time, warmup: Time, end: Time) -> Time {
 }
 
 fn build_queue(q: &QueueSpec, limit: Limit, bps: u64, names: &Names, mut rng: Rng) -> OutputQueue {
-    match q.aqm.build(&q.ctx(bps, names), &mut rng) {
+    match q.aqm.build(&q.ctx(bps, names), limit, &mut rng) {
         Discipline::Fifo(aqm) => OutputQueue::new(limit, bps, aqm, rng),
-        Discipline::FlowQueue(fq) => OutputQueue::with_flows(limit, bps, fq, rng),
+        Discipline::Buffer(b) => OutputQueue::with_multi(limit, bps, b, rng),
     }
 }
 

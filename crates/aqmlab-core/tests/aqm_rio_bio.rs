@@ -14,7 +14,7 @@
 //!   the I mark rule is BLUE (every colour maps to its one level), for the four xxI
 //!   variants; a T variant is not (it never marks at a queue of min_th or less).
 
-use aqmlab_core::aqm::{AqmSpec, Discipline, Limit, QueueCtx};
+use aqmlab_core::aqm::{AqmSpec, Limit, QueueCtx};
 use aqmlab_core::check::Problems;
 use aqmlab_core::packet::{Colour, Ecn, Packet, PacketArena};
 use aqmlab_core::queue::{Admission, OutputQueue};
@@ -60,11 +60,8 @@ fn build(toml_text: &str, mode: Mode) -> OutputQueue {
     let mut p = Problems::default();
     spec.validate("aqm", &ctx, &mut p);
     assert!(p.is_empty(), "{toml_text}: {:?}", p.errors);
-    let mut rng = Rng::for_component(5, 0, "port");
-    let Discipline::Fifo(aqm) = spec.build(&ctx, &mut rng) else {
-        panic!("a FIFO AQM")
-    };
-    OutputQueue::new(mode.limit(), BPS, aqm, rng)
+    let rng = Rng::for_component(5, 0, "port");
+    OutputQueue::new(mode.limit(), BPS, spec.build(&ctx), rng)
 }
 
 /// What became of each arrival, and the ECN codepoint of each departure.

@@ -3,196 +3,11 @@
 //! fragment of the message of the problem it reports (design habit 5: validate once, at the
 //! edge; reject, never clamp; errors name the field path, the value and what is allowed).
 
+#[path = "invalid_scenarios/fixtures.rs"]
+mod fixtures;
+
 use aqmlab_core::{load, ScenarioError, ScenarioErrors};
-
-/// Two hosts and a router, two links (the second lossy, with a byte-limited queue), and one
-/// flow of each kind. Every line an edit targets occurs exactly once.
-const BASE: &str = r#"
-schema_version = 1
-
-[simulation]
-duration = "2s"
-warmup = "200ms"
-seed = 7
-sample_interval = "10ms"
-
-[[nodes]]
-name = "h1"
-type = "host"
-
-[[nodes]]
-name = "r1"
-type = "router"
-
-[[nodes]]
-name = "h2"
-type = "host"
-
-[[links]]
-name = "access"
-a = "h1"
-b = "r1"
-bandwidth = "100Mbps"
-delay = "1ms"
-queue = { limit_pkts = 1000 }
-
-[[links]]
-name = "bottleneck"
-a = "r1"
-b = "h2"
-bandwidth = "10Mbps"
-delay = "20ms"
-loss = { type = "bernoulli", p = 0.01 }
-
-[links.queue]
-limit_bytes = "150KB"
-aqm = { type = "droptail" }
-
-[[flows]]
-name = "cbr1"
-type = "cbr"
-src = "h1"
-dst = "h2"
-packet_size = 1500
-rate = "2Mbps"
-start = "100ms"
-stop = "1500ms"
-
-[[flows]]
-name = "poi1"
-type = "poisson"
-src = "h1"
-dst = "h2"
-packet_size = "1000B"
-pkt_rate = 300.0
-size_dist = "exponential"
-ecn = true
-
-[[flows]]
-name = "onoff1"
-type = "onoff"
-src = "h2"
-dst = "h1"
-packet_size = 500
-rate = "1Mbps"
-on_time = "50ms"
-off_time = "150ms"
-period_dist = "pareto"
-shape = 1.5
-"#;
-
-/// The base scenario with `from` (which must occur exactly once) replaced by `to`.
-/// r1's switch table (`extra` lines added to it).
-const TCP_WITH: &str = "[[flows]]\nname = \"t\"\ntype = \"tcp\"\nsrc = \"h1\"\ndst = \"h2\"\npacket_size = 1000\nrecovery = \"RECOVERY\"\n";
-const SWITCH: &str = "[nodes.switch]\nspeedup = 1.5\ninput_queue = { limit_pkts = 20 }\nfabric = { type = \"links\" }\n";
-
-/// The base scenario with r1 a switch (`extra` lines in its table): its ports differ in
-/// rate (100 and 10 Mb/s) until a case equalises them.
-fn switch(extra: &str) -> String {
-    edit(
-        "name = \"r1\"\ntype = \"router\"",
-        &format!("name = \"r1\"\ntype = \"switch\"\n{SWITCH}{extra}"),
-    )
-}
-
-fn edit(from: &str, to: &str) -> String {
-    let n = BASE.matches(from).count();
-    assert_eq!(n, 1, "edit target {from:?} occurs {n} times in BASE");
-    BASE.replacen(from, to, 1)
-}
-
-/// The base scenario with `extra` appended (new array entries, or keys of the last table).
-fn append(extra: &str) -> String {
-    format!("{BASE}\n{extra}\n")
-}
-
-/// The base scenario with a `[[repeat]]` of `count` (a TOML value) copies of CBR flow
-/// `x{i}` from h1 to h2 (the flow template's lines `flow` added, or replacing one of the
-/// same key) and `extra` lines in the repeat's own table.
-fn repeat(count: &str, extra: &str, flow: &[(&str, &str)]) -> String {
-    let mut fields = vec![
-        ("name", "\"x{i}\""),
-        ("type", "\"cbr\""),
-        ("src", "\"h1\""),
-        ("dst", "\"h2\""),
-        ("packet_size", "500"),
-        ("rate", "\"100kbps\""),
-    ];
-    fields.retain(|(f, _)| !flow.iter().any(|(k, _)| k == f));
-    fields.extend_from_slice(flow);
-    let template: String = fields.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
-    append(&format!(
-        "[[repeat]]\ncount = {count}\n{extra}\n[[repeat.flows]]\n{template}"
-    ))
-}
-
-/// The loss table of links[1] replaced by `loss`.
-fn loss(table: &str) -> String {
-    edit(
-        r#"loss = { type = "bernoulli", p = 0.01 }"#,
-        &format!("loss = {table}"),
-    )
-}
-
-struct Case {
-    name: &'static str,
-    text: String,
-    path: &'static str,
-    /// The reported `value`; `None` = none reported (an empty `value`).
-    value: Option<&'static str>,
-    fragment: &'static str,
-    /// How many problems the scenario has in all.
-    count: usize,
-}
-
-fn case(
-    name: &'static str,
-    text: String,
-    path: &'static str,
-    value: Option<&'static str>,
-    fragment: &'static str,
-) -> Case {
-    Case {
-        name,
-        text,
-        path,
-        value,
-        fragment,
-        count: 1,
-    }
-}
-
-impl Case {
-    /// The edit causes `n` problems in all; the expected one must be among them.
-    fn count(mut self, n: usize) -> Self {
-        self.count = n;
-        self
-    }
-
-    /// None if the case holds, else what went wrong.
-    fn check(&self) -> Option<String> {
-        let errs: ScenarioErrors = match load(&self.text) {
-            Ok(_) => return Some("loaded without error".into()),
-            Err(e) => e,
-        };
-        let hit = |e: &ScenarioError| {
-            e.path == self.path
-                && e.message.contains(self.fragment)
-                && e.value == self.value.unwrap_or("")
-        };
-        if !errs.0.iter().any(hit) {
-            return Some(format!("no matching error; got:\n{errs}\n{:#?}", errs.0));
-        }
-        if errs.0.len() != self.count {
-            return Some(format!(
-                "expected {} error(s), got {}:\n{errs}",
-                self.count,
-                errs.0.len()
-            ));
-        }
-        None
-    }
-}
+use fixtures::*;
 
 #[rustfmt::skip] // one case per two lines reads better than rustfmt's layout
 fn cases() -> Vec<Case> {
@@ -390,6 +205,10 @@ fn cases() -> Vec<Case> {
             "links[1].queue.aqm.drop_batch", Some("0"), "must be in [1, 65535] packets"),
         case("fq_codel target not below interval", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "fq_codel", target = "1s", interval = "100ms" }"#),
             "links[1].queue.aqm.target", Some("\"1s\""), "must be < interval"),
+        case("classful without a default class", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "classful", scheduler = { type = "strict_priority" }, classes = [{ match = [{ udp = true }] }] }"#),
+            "links[1].queue.aqm.classes", Some("0 classes without `match`"), "exactly one class has no `match` rule"),
+        case("classful class with a bad AQM", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "classful", scheduler = { type = "wrr", weights = [1] }, classes = [{ aqm = { type = "red", min_th = 9, max_th = 3 } }] }"#),
+            "links[1].queue.aqm.classes[0].aqm.max_th", Some("3"), "must be > min_th = 9"),
         case("fq_codel unknown key", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "fq_codel", limit = 10240 }"#),
             "links[1].queue.aqm.limit", N, "unknown field `limit`"),
         case("pie zero t_update", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "pie", t_update = "0ms" }"#),
@@ -699,7 +518,7 @@ fn cases() -> Vec<Case> {
         case("fifo inputs with a per-port buffer", switch("inputs = \"fifo\"\ninput_buffer = \"per_port\"\n").replace("\"10Mbps\"", "\"100Mbps\""),
             "nodes[1].switch.input_buffer", Some("\"per_port\""), "only with inputs = \"voq\""),
         case("flow-queue inputs on a shared buffer", switch("input_buffer = \"per_port\"\n").replace("limit_pkts = 20", "limit_pkts = 20, aqm = { type = \"fq_codel\" }").replace("\"10Mbps\"", "\"100Mbps\""),
-            "nodes[1].switch.input_queue.aqm.type", Some("\"fq_codel\""), "a flow-queue input needs inputs = \"voq\""),
+            "nodes[1].switch.input_queue.aqm.type", Some("\"fq_codel\""), "a multi-queue input needs inputs = \"voq\""),
         case("cioq_red with a negative nu", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "cioq_red", nu = -1, min_th = 5, max_th = 15 }"#),
             "links[1].queue.aqm.nu", Some("-1"), "must be a finite number >= 0"),
         // --- [[repeat]] (errors name the template and, after expansion, the copy) --------

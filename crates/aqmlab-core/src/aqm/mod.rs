@@ -95,7 +95,6 @@ pub mod codel;
 pub mod drio;
 pub mod droptail;
 pub mod feng;
-pub mod fq_codel;
 pub mod pi;
 pub mod pie;
 pub mod psand;
@@ -120,7 +119,6 @@ pub use codel::{Codel, CodelSpec};
 pub use drio::{Drio, DrioSpec};
 pub use droptail::{DropTail, DropTailSpec};
 pub use feng::{FengRed, FengRedSpec};
-pub use fq_codel::{FqCodel, FqCodelSpec};
 pub use pi::{Pi, PiSpec};
 pub use pie::{Pie, PieSpec};
 pub use psand::{Psand, PsandSpec};
@@ -266,6 +264,28 @@ impl QueueView {
         }
     }
 
+    /// A packet of colour index `c` and `size` bytes joins the backlog.
+    #[inline]
+    pub(crate) fn enter(&mut self, c: usize, size: u32) {
+        self.len_pkts += 1;
+        self.len_bytes += size as u64;
+        if c != 0 {
+            self.not_green[c].pkts += 1;
+            self.not_green[c].bytes += size as u64;
+        }
+    }
+
+    /// A packet of colour index `c` and `size` bytes leaves the backlog.
+    #[inline]
+    pub(crate) fn leave(&mut self, c: usize, size: u32) {
+        self.len_pkts -= 1;
+        self.len_bytes -= size as u64;
+        if c != 0 {
+            self.not_green[c].pkts -= 1;
+            self.not_green[c].bytes -= size as u64;
+        }
+    }
+
     /// The backlog of every precedence; they sum to `len_pkts` and `len_bytes`.
     pub fn by_colour(&self) -> [Backlog; NUM_COLOURS] {
         Colour::ALL.map(|c| self.backlog(c))
@@ -354,30 +374,28 @@ macro_rules! dispatch_all {
 /// The registry: from ONE list of `"tag" => Variant(Spec, Algorithm)` lines it makes the
 /// scenario's tagged `AqmSpec` (serde both ways, tags in this order in messages), the tag
 /// list `AQM_TYPES`, the dispatch enum `AnyAqm` with its `Aqm` impl and `kind()`, and the
-/// spec's `validate` and `build`. `flow_queue` entries are whole queue disciplines (their
-/// own per-flow buffers), built into `Discipline::FlowQueue` instead of a FIFO's AQM.
+/// spec's `validate` and `build`. The buffers that are more than one FIFO (flow queueing,
+/// the dual queue, classes) are `crate::queue::buffer`'s, whose `BufferSpec` reads the same
+/// `type` tag.
 macro_rules! registry {
     (
         fifo { $($tag:literal => $V:ident($Spec:ty, $Algo:ty),)* }
-        flow_queue { $($ftag:literal => $FV:ident($FSpec:ty),)* }
     ) => {
         /// The AQM of a queue: a table tagged by `type`.
         #[derive(Clone, Debug, PartialEq, Serialize)]
         #[serde(tag = "type")]
         pub enum AqmSpec {
             $(#[serde(rename = $tag)] $V($Spec),)*
-            $(#[serde(rename = $ftag)] $FV($FSpec),)*
         }
 
-        /// Every `type` an AQM table may have, in registry order.
-        pub const AQM_TYPES: &[&str] = &[$($tag,)* $($ftag,)*];
+        /// Every `type` of a FIFO's AQM, in registry order.
+        pub const AQM_TYPES: &[&str] = &[$($tag,)*];
 
         impl<'de> Deserialize<'de> for AqmSpec {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let (ty, rest) = tagged_table::<D>(d, AQM_TYPES)?;
                 match ty.as_str() {
                     $($tag => inner::<$Spec, D::Error>(rest).map(AqmSpec::$V),)*
-                    $($ftag => inner::<$FSpec, D::Error>(rest).map(AqmSpec::$FV),)*
                     _ => unreachable!("tagged_table checked the type"),
                 }
             }
@@ -388,16 +406,20 @@ macro_rules! registry {
             pub fn validate(&self, a: &str, q: &QueueCtx, p: &mut Problems) {
                 match self {
                     $(AqmSpec::$V(s) => s.validate(a, q, p),)*
-                    $(AqmSpec::$FV(s) => s.validate(a, q, p),)*
                 }
             }
 
-            /// Builds the validated spec for a port. A flow-queue discipline draws from the
-            /// port's random stream first (its hash salt).
-            pub fn build(&self, q: &QueueCtx, rng: &mut Rng) -> Discipline {
+            /// The `type` tag.
+            pub fn kind(&self) -> &'static str {
                 match self {
-                    $(AqmSpec::$V(s) => Discipline::Fifo(AnyAqm::$V(From::from(s.build(q)))),)*
-                    $(AqmSpec::$FV(s) => Discipline::FlowQueue(s.build(q, rng)),)*
+                    $(AqmSpec::$V(_) => $tag,)*
+                }
+            }
+
+            /// Builds the validated spec for a port.
+            pub fn build(&self, q: &QueueCtx) -> AnyAqm {
+                match self {
+                    $(AqmSpec::$V(s) => AnyAqm::$V(From::from(s.build(q))),)*
                 }
             }
         }
@@ -511,21 +533,12 @@ registry! {
         "bio" => Bio(BioSpec, Bio),
         "cioq_red" => CioqRed(CioqRedSpec, CioqRed),
     }
-    flow_queue {
-        "fq_codel" => FqCodel(FqCodelSpec),
-    }
 }
 
 impl Default for AqmSpec {
     fn default() -> Self {
         AqmSpec::DropTail(DropTailSpec {})
     }
-}
-
-/// What a spec builds for a port: a FIFO buffer with an AQM, or a flow-queue discipline.
-pub enum Discipline {
-    Fifo(AnyAqm),
-    FlowQueue(FqCodel),
 }
 
 /// What an AQM's spec may know of its port, to check and build itself: the configured

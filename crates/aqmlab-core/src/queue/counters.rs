@@ -3,7 +3,10 @@
 //! other two (`QueueCounters::colour`).
 
 use crate::aqm::{NUM_COLOURS, NUM_REASONS};
-use crate::packet::Colour;
+use crate::packet::{Colour, Packet};
+use crate::record::LogHistogram;
+use crate::table::{Column, Table};
+use crate::units::{Time, NS_PER_SEC};
 
 /// Monotone counters; a copy taken at the end of the warm-up is subtracted for reporting,
 /// while conservation is checked on the totals.
@@ -146,4 +149,72 @@ impl QueueCounters {
     pub fn total_marked(&self) -> u64 {
         self.marked.iter().sum()
     }
+}
+
+/// One sub-queue's counts over the measurement window.
+#[derive(Clone, Debug, Default)]
+pub struct SubCounters {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub enqueued: u64,
+    /// Dropped on arrival or at the head (AQM or limit).
+    pub dropped: u64,
+    pub marked: u64,
+    pub dequeued: u64,
+    pub dequeued_bytes: u64,
+    /// The sojourns of the packets sent.
+    pub sojourn: LogHistogram,
+}
+
+impl SubCounters {
+    #[inline]
+    pub fn arrive(&mut self, size: u32) {
+        self.arrivals += 1;
+        self.arrival_bytes += size as u64;
+    }
+
+    /// `p` leaves for the wire at `now` (`marked`: CE set as it left).
+    #[inline]
+    pub fn depart(&mut self, p: &Packet, now: Time, marked: bool) {
+        self.dequeued += 1;
+        self.dequeued_bytes += p.size as u64;
+        self.marked += marked as u64;
+        match now - p.enqueued {
+            0 => self.sojourn.record_zeros(1),
+            s => self.sojourn.record(s),
+        }
+    }
+}
+
+/// The `subqueues` table: one row per (name, AQM kind, counts).
+pub fn subqueue_table(rows: &[(&str, &str, &SubCounters)]) -> Table {
+    let s = |x: f64| x / NS_PER_SEC as f64;
+    let quantile = |k: &SubCounters, q: f64| {
+        if k.dequeued == 0 {
+            f64::NAN
+        } else {
+            s(k.sojourn.quantile(q))
+        }
+    };
+    let mut t = Table::new("subqueues");
+    t.column_of("subqueue", rows, |r| r.0.to_string());
+    t.push("index", Column::U64((0..rows.len() as u64).collect()));
+    t.column_of("aqm", rows, |r| r.1.to_string())
+        .column_of("arrivals", rows, |r| r.2.arrivals)
+        .column_of("arrival_bytes", rows, |r| r.2.arrival_bytes)
+        .column_of("enqueued", rows, |r| r.2.enqueued)
+        .column_of("dropped", rows, |r| r.2.dropped)
+        .column_of("marked", rows, |r| r.2.marked)
+        .column_of("dequeued", rows, |r| r.2.dequeued)
+        .column_of("dequeued_bytes", rows, |r| r.2.dequeued_bytes)
+        .column_of("sojourn_mean_s", rows, |r| {
+            if r.2.dequeued == 0 {
+                f64::NAN
+            } else {
+                s(r.2.sojourn.mean())
+            }
+        })
+        .column_of("sojourn_p50_s", rows, |r| quantile(r.2, 0.5))
+        .column_of("sojourn_p99_s", rows, |r| quantile(r.2, 0.99));
+    t
 }

@@ -14,6 +14,10 @@
 //!   Theorem 2, with f_i = Q_i/Q, Q the smallest quantum and Max the largest packet).
 //! - **Weighted round robin**: the same list, a class sending up to w_i packets per turn
 //!   (packets, not bytes: with equal sizes the shares are w_i/Σw exactly).
+//! - **Enhanced transmission selection** (Linux `sch_ets`, after IEEE 802.1Qaz): the first
+//!   `strict` classes by strict priority, and only when none of them is backlogged, the
+//!   others by DRR with their quanta. DiffServ's EF over AF classes is this shape: EF by
+//!   priority (RFC 3246 §2.2), the AF classes sharing what is left by weight (RFC 2597 §2).
 //!
 //! Pure decisions on the classes' head sizes: the buffer keeps the packets, tells the
 //! scheduler when a class becomes backlogged (`backlogged`) and, after each dequeue the
@@ -33,22 +37,43 @@ pub enum ClassSchedulerSpec {
     Drr { quanta: Vec<u32> },
     /// Weighted round robin with one weight per class, in packets per turn.
     Wrr { weights: Vec<u32> },
+    /// The first `strict` classes by priority, then DRR over the others with one
+    /// quantum each, in bytes.
+    Ets { strict: u32, quanta: Vec<u32> },
 }
 
 impl ClassSchedulerSpec {
     /// Every problem of this spec for `classes` classes whose packets are at most `mtu`
     /// bytes, under the path `path`.
     pub fn validate(&self, path: &str, classes: usize, mtu: u32, p: &mut Problems) {
-        let (field, values) = match self {
+        let (field, values, want) = match self {
             ClassSchedulerSpec::StrictPriority => return,
-            ClassSchedulerSpec::Drr { quanta } => ("quanta", quanta),
-            ClassSchedulerSpec::Wrr { weights } => ("weights", weights),
+            ClassSchedulerSpec::Drr { quanta } => ("quanta", quanta, classes),
+            ClassSchedulerSpec::Wrr { weights } => ("weights", weights, classes),
+            ClassSchedulerSpec::Ets { strict, quanta } => {
+                if *strict as usize > classes {
+                    p.err(
+                        format!("{path}.strict"),
+                        strict,
+                        format!("must be at most the number of classes, {classes}"),
+                    );
+                }
+                ("quanta", quanta, classes.saturating_sub(*strict as usize))
+            }
         };
-        if values.len() != classes {
+        if values.len() != want {
+            let per = if want == classes {
+                format!("needs one per class: {classes}")
+            } else {
+                format!(
+                    "needs one per class after the {} strict ones: {want}",
+                    classes - want
+                )
+            };
             p.err(
                 format!("{path}.{field}"),
                 format!("{} values", values.len()),
-                format!("needs one per class: {classes}"),
+                per,
             );
         }
         for (k, &v) in values.iter().enumerate() {
@@ -71,13 +96,22 @@ impl ClassSchedulerSpec {
     }
 
     pub fn build(&self, classes: usize) -> ClassScheduler {
-        let (kind, credit) = match self {
-            ClassSchedulerSpec::StrictPriority => (Kind::StrictPriority, vec![]),
-            ClassSchedulerSpec::Drr { quanta } => (Kind::Drr, quanta.clone()),
-            ClassSchedulerSpec::Wrr { weights } => (Kind::Wrr, weights.clone()),
+        let (kind, credit, strict) = match self {
+            ClassSchedulerSpec::StrictPriority => (Kind::StrictPriority, vec![], classes),
+            ClassSchedulerSpec::Drr { quanta } => (Kind::Drr, quanta.clone(), 0),
+            ClassSchedulerSpec::Wrr { weights } => (Kind::Wrr, weights.clone(), 0),
+            ClassSchedulerSpec::Ets { strict, quanta } => {
+                // Credits indexed by class: the strict classes have none.
+                let s = *strict as usize;
+                let credit = (0..classes)
+                    .map(|c| if c < s { 0 } else { quanta[c - s] })
+                    .collect();
+                (Kind::Drr, credit, s)
+            }
         };
         ClassScheduler {
             kind,
+            strict,
             credit,
             left: vec![0; classes],
             backlogged: vec![false; classes],
@@ -97,7 +131,11 @@ enum Kind {
 /// deficit (DRR, bytes) or packets left in its turn (WRR).
 #[derive(Clone, Debug)]
 pub struct ClassScheduler {
+    /// How the classes from `strict` on share: DRR or WRR (none for strict priority).
     kind: Kind,
+    /// Classes below this are served first, by priority (all of them for strict
+    /// priority, none for plain DRR and WRR).
+    strict: usize,
     /// Q_i (DRR) or w_i (WRR).
     credit: Vec<u32>,
     left: Vec<u64>,
@@ -110,7 +148,7 @@ impl ClassScheduler {
     pub fn backlogged(&mut self, c: usize) {
         debug_assert!(!self.backlogged[c], "class {c} was backlogged already");
         self.backlogged[c] = true;
-        if self.kind != Kind::StrictPriority {
+        if c >= self.strict {
             self.active.push_back(c);
             self.left[c] = u64::from(self.credit[c]);
         }
@@ -120,8 +158,11 @@ impl ClassScheduler {
     /// bytes; None when no class is backlogged. The caller dequeues that head and then
     /// calls [`sent`](Self::sent).
     pub fn next(&mut self, head_bytes: impl Fn(usize) -> u32) -> Option<usize> {
+        if let Some(c) = self.backlogged[..self.strict].iter().position(|&b| b) {
+            return Some(c);
+        }
         match self.kind {
-            Kind::StrictPriority => self.backlogged.iter().position(|&b| b),
+            Kind::StrictPriority => None,
             Kind::Drr => loop {
                 let c = *self.active.front()?;
                 let size = u64::from(head_bytes(c));
@@ -144,6 +185,17 @@ impl ClassScheduler {
         }
     }
 
+    /// The head of class `c`, chosen by [`next`](Self::next), was dropped by its class's
+    /// AQM rather than sent: the charge `next` took for it is returned (then call `sent`).
+    pub fn refund(&mut self, c: usize, bytes: u32) {
+        match self.kind {
+            _ if c < self.strict => {}
+            Kind::StrictPriority => {}
+            Kind::Drr => self.left[c] += u64::from(bytes),
+            Kind::Wrr => self.left[c] += 1,
+        }
+    }
+
     /// The head of class `c`, chosen by [`next`](Self::next), was sent; `emptied`: it was
     /// the class's last packet.
     pub fn sent(&mut self, c: usize, emptied: bool) {
@@ -151,7 +203,7 @@ impl ClassScheduler {
             return;
         }
         self.backlogged[c] = false;
-        if self.kind != Kind::StrictPriority {
+        if c >= self.strict {
             debug_assert_eq!(
                 self.active.front(),
                 Some(&c),

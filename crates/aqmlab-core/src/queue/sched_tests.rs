@@ -183,6 +183,65 @@ fn one_class_is_a_fifo() {
 }
 
 #[test]
+fn ets_serves_its_strict_classes_first_then_drr_over_the_rest() {
+    let spec = ClassSchedulerSpec::Ets {
+        strict: 1,
+        quanta: vec![1500, 4500],
+    };
+    // Class 0 always backlogged: the DRR classes never send.
+    let all = saturated(&spec, 3, 1000, |_| 1000);
+    assert!(all.iter().all(|&(c, _)| c == 0));
+    // Class 0 empty: classes 1 and 2 share bytes 1:3 within the DRR bound (Max + 2Q =
+    // 1000 + 3000 bytes); 3000 packets of 1000 bytes.
+    let mut s = spec.build(3);
+    s.backlogged(1);
+    s.backlogged(2);
+    let mut sent = [0u64; 3];
+    for _ in 0..3000 {
+        let c = s.next(|_| 1000).unwrap();
+        sent[c] += 1000;
+        s.sent(c, false);
+    }
+    assert_eq!(sent[0], 0);
+    assert!(
+        (sent[2] as f64 / 3.0 - sent[1] as f64).abs() <= 4000.0,
+        "{sent:?}"
+    );
+    // Class 0 becomes backlogged: it goes next, ahead of the DRR turn in progress.
+    s.backlogged(0);
+    assert_eq!(s.next(|_| 1000), Some(0));
+    s.sent(0, true);
+    assert_ne!(s.next(|_| 1000), Some(0));
+    // Its quanta are one per DRR class, each at least the largest packet.
+    let mut p = Problems::default();
+    ClassSchedulerSpec::Ets {
+        strict: 4,
+        quanta: vec![100],
+    }
+    .validate("s", 3, MTU, &mut p);
+    let paths: Vec<&str> = p.errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["s.strict", "s.quanta", "s.quanta[0]"]);
+}
+
+#[test]
+fn a_refunded_head_keeps_its_drr_deficit() {
+    let mut s = ClassSchedulerSpec::Drr {
+        quanta: vec![1500, 1500],
+    }
+    .build(2);
+    s.backlogged(0);
+    s.backlogged(1);
+    // Class 0's head of 1500 bytes is chosen and then dropped by its AQM: refunded, class
+    // 0 still holds its full quantum and sends its next 1500-byte head in the same turn.
+    assert_eq!(s.next(|_| 1500), Some(0));
+    s.refund(0, 1500);
+    s.sent(0, false);
+    assert_eq!(s.next(|_| 1500), Some(0));
+    s.sent(0, false);
+    assert_eq!(s.next(|_| 1500), Some(1));
+}
+
+#[test]
 fn specs_are_checked_with_path_value_and_rule() {
     let mut p = Problems::default();
     ClassSchedulerSpec::Drr {

@@ -355,7 +355,7 @@ fn packet_touches_few_lines() {
             offset_of!(OutputQueue, fifo),
             std::mem::size_of::<crate::packet::PacketList>(),
         ),
-        u64s(offset_of!(OutputQueue, flows)),
+        u64s(offset_of!(OutputQueue, multi)),
         (offset_of!(OutputQueue, passive), 1),
         u64s(offset_of!(OutputQueue, peak_bytes)),
         u64s(offset_of!(OutputQueue, busy_ns)),

@@ -21,6 +21,7 @@ pub use crate::aqm::AqmSpec;
 use crate::aqm::{Limit, QueueCtx};
 pub(crate) use crate::check::integer_range_message;
 use crate::check::{inner, tagged_table, Field, Item, Problems, INNER, MAX_PACKET, MAX_TIME};
+pub use crate::queue::buffer::BufferSpec;
 use crate::units::{Bytes, Duration, Rate, Time};
 pub use flow::*;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -137,7 +138,7 @@ pub struct QueueSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_bytes: Option<Bytes>,
     #[serde(default)]
-    pub aqm: AqmSpec,
+    pub aqm: BufferSpec,
 }
 
 impl QueueSpec {
@@ -162,7 +163,8 @@ impl QueueSpec {
     }
 }
 
-// AQM specs live beside their algorithms (crate::aqm); the registry makes AqmSpec.
+// AQM specs live beside their algorithms (crate::aqm); the registry makes AqmSpec, and
+// crate::queue::buffer the BufferSpec a queue names.
 
 /// Per-packet loss on a link direction.
 #[derive(Clone, Debug, PartialEq, Serialize)]

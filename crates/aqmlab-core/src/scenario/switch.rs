@@ -3,7 +3,7 @@
 //! each link is one full-duplex port whose outgoing queue is the port's output queue.
 
 use super::{NodeKind, QueueSpec, Scenario};
-use crate::aqm::{AqmSpec, Limit, QueueCtx};
+use crate::aqm::{Limit, QueueCtx};
 use crate::check::{inner, tagged_table, Problems, MAX_PACKET};
 use crate::switch::sched::SchedulerSpec;
 use crate::units::Bytes;
@@ -201,13 +201,12 @@ pub(super) fn validate_switches(
                 format!("must be a number in (0, {MAX_SPEEDUP}] (fabric rate / line rate)"),
             );
         }
-        let flow_queue = matches!(spec.input_queue.aqm, AqmSpec::FqCodel(_));
-        if flow_queue && (spec.inputs == Inputs::Fifo || spec.input_buffer == InputBuffer::PerPort)
-        {
+        let multi = !spec.input_queue.aqm.is_fifo();
+        if multi && (spec.inputs == Inputs::Fifo || spec.input_buffer == InputBuffer::PerPort) {
             p.err(
                 format!("{a}.input_queue.aqm.type"),
-                "\"fq_codel\"",
-                "a flow-queue input needs inputs = \"voq\" and input_buffer = \"per_voq\" \
+                format!("\"{}\"", spec.input_queue.aqm.kind()),
+                "a multi-queue input needs inputs = \"voq\" and input_buffer = \"per_voq\" \
                  (it keeps its own buffer)",
             );
         }

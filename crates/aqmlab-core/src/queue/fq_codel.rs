@@ -31,10 +31,10 @@
 //! CoDel in each flow sees the *total* backlog for its one-MTU rule, as Linux passes the
 //! qdisc's backlog to `codel_dequeue`.
 
-use super::codel::{
+use crate::aqm::codel::{
     default_codel_interval, default_codel_target, CodelConfig, CodelSpec, CodelState,
 };
-use super::{QueueCtx, Verdict};
+use crate::aqm::{QueueCtx, Verdict};
 use crate::check::{default_mtu, default_true, Problems};
 use crate::packet::{Packet, PacketArena};
 use crate::rng::Rng;

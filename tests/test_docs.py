@@ -488,6 +488,10 @@ ACTS_AS_NEEDS = {
     ("aqm/rem", "mark_at"): {"ecn": True},
     ("aqm/pie", "mark_ecn_th"): {"ecn": True},
     ("aqm/pie", "dq_threshold"): {"dq_rate_estimator": True},
+    ("aqm/pie", "ce_threshold"): {"l4s": True},
+    # the busy network's ECT(0) flows are step-marked under "ect" and not under "ect1"
+    ("aqm/codel", "ce_threshold_ecn"): {"ce_threshold": "1ms"},
+    ("aqm/fq_codel", "ce_threshold_ecn"): {"ce_threshold": "1ms"},
     ("flow/tcp", "delack_timeout"): {"delayed_ack": True},
     # the clock granularity shows only in an RTO above min_rto
     ("flow/tcp", "granularity"): {"min_rto": "1ms"},

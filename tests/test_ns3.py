@@ -104,6 +104,46 @@ def test_pie_and_red_carry_aqmlabs_values_not_ns3s_defaults():
     assert red["LinkBandwidth"] == ["datarate", 64_000_000]
 
 
+def _qdisc(s: dict) -> dict:
+    return spec(s)["links"][0]["queues"][0]["qdisc"]["attrs"]
+
+
+def test_l4s_modes_map_to_ns3s_use_l4s():
+    # FQ-CoDel's and CoDel's "ect1" selector: UseL4s with the threshold; unset: off.
+    for kind in ("fq_codel", "codel"):
+        sel = _qdisc(dumbbell({"type": kind, "ce_threshold": "1ms", "ce_threshold_ecn": "ect1"}))
+        assert sel["UseL4s"] == ["bool", True] and sel["CeThreshold"] == ["time_ns", 10**6]
+        plain = _qdisc(dumbbell({"type": kind, "ce_threshold": "1ms"}))
+        assert plain["UseL4s"] == ["bool", False], kind
+    # PIE's l4s: UseL4s and aqmlab's 1 ms default written out (ns-3's is never).
+    pie = _qdisc(dumbbell({"type": "pie", "l4s": True}))
+    assert pie["UseL4s"] == ["bool", True] and pie["CeThreshold"] == ["time_ns", 10**6]
+    pie = _qdisc(dumbbell({"type": "pie", "l4s": True, "ce_threshold": "2ms"}))
+    assert pie["CeThreshold"] == ["time_ns", 2 * 10**6]
+    pie = _qdisc(dumbbell({"type": "pie"}))
+    assert pie["UseL4s"] == ["bool", False] and pie["CeThreshold"] == ["time_max", None]
+
+
+def test_an_l4s_mode_behind_another_marking_link_is_refused():
+    # A packet marked CE on an access link would reach the bottleneck as L4S to ns-3.
+    for aqm, field in (
+        ({"type": "pie", "l4s": True}, "l4s"),
+        (
+            {"type": "fq_codel", "ce_threshold": "1ms", "ce_threshold_ecn": "ect1"},
+            "ce_threshold_ecn",
+        ),
+    ):
+        s = dumbbell(aqm)
+        s["repeat"][0]["links"][0]["queue"]["aqm"] = {"type": "codel", "ecn": True}
+        with pytest.raises(ns3.Unsupported) as e:
+            spec(s)
+        hits = [what for p, what in e.value.problems if p == f"links[0].queue.aqm.{field}"]
+        assert hits and "also marking" in hits[0], e.value.problems
+        # A DropTail access link marks nothing: translated.
+        s["repeat"][0]["links"][0]["queue"]["aqm"] = {"type": "droptail"}
+        spec(s)
+
+
 def test_what_ns3_cannot_run_is_refused_all_at_once():
     s = dumbbell({"type": "rem"})
     f0 = s["repeat"][0]["flows"][0]

@@ -385,10 +385,11 @@ def codel(
     mtu: int | str | None = None,
     ecn: bool | None = None,
     ce_threshold: str | None = None,
+    ce_threshold_ecn: str | None = None,
 ) -> dict[str, Any]:
-    """CoDel (docs/aqm/codel.md, RFC 8289): ``target`` (default "5ms") and ``interval``
-    ("100ms") durations, ``mtu`` bytes (1514: no signal while at most one MTU waits),
-    ``ecn`` marks instead of drops, ``ce_threshold`` an optional step-marking sojourn."""
+    """CoDel (docs/aqm/codel.md, RFC 8289): ``target`` ("5ms"), ``interval`` ("100ms"),
+    ``mtu`` bytes (1514: no signal while at most one MTU waits), ``ecn``, ``ce_threshold`` (a
+    step-marking sojourn) and ``ce_threshold_ecn`` ("ect"; "ect1": ECT(1) only, for L4S)."""
     return _opt(
         {"type": "codel"},
         target=target,
@@ -396,6 +397,7 @@ def codel(
         mtu=mtu,
         ecn=ecn,
         ce_threshold=ce_threshold,
+        ce_threshold_ecn=ce_threshold_ecn,
     )
 
 
@@ -403,15 +405,15 @@ def pie(**params: Any) -> dict[str, Any]:
     """PIE (docs/aqm/pie.md, RFC 8033): fields ``target`` ("15ms"), ``t_update`` ("15ms"),
     ``alpha`` (0.125 /s), ``beta`` (1.25 /s), ``max_burst`` ("150ms"), ``ecn``,
     ``mark_ecn_th`` (0.1, with ecn), ``byte_mode``, ``mtu`` (1514), ``dq_rate_estimator``
-    (False: timestamp delay), ``dq_threshold`` (16384, with the estimator), ``derandomize``
-    (True). Unset fields are omitted so the engine's defaults apply."""
+    (False: timestamp delay), ``dq_threshold`` (16384, with it), ``derandomize`` (True),
+    ``l4s`` (False) and ``ce_threshold`` ("1ms", with l4s). Unset: the engine's defaults."""
     return _opt({"type": "pie"}, **params)
 
 
 def fq_codel(**params: Any) -> dict[str, Any]:
     """FQ-CoDel (docs/aqm/fq_codel.md, RFC 8290): fields ``flows`` (1024), ``quantum``
-    (1514 bytes), ``drop_batch`` (64), and each flow's CoDel ``target`` ("5ms"),
-    ``interval`` ("100ms"), ``mtu`` (1514), ``ecn`` (True, as Linux), ``ce_threshold``.
+    (1514 bytes), ``drop_batch`` (64), and each flow's CoDel ``target`` ("5ms"), ``interval``
+    ("100ms"), ``mtu`` (1514), ``ecn`` (True, as Linux), ``ce_threshold``, ``ce_threshold_ecn``.
     The queue's ``limit_pkts``/``limit_bytes`` is shared by all flows."""
     return _opt({"type": "fq_codel"}, **params)
 

@@ -1,10 +1,13 @@
 //! The codepoint a flow sends (`ect`, RFC 3168 §5 and RFC 9331 §4): checked before the run,
 //! echoed canonically, and, because every classic AQM treats ECT(1) as ECT(0) (RFC 9331
 //! §5: only an L4S AQM classifies by it), a run with ECT(1) senders is the run with ECT(0)
-//! senders, packet for packet, under each marking AQM.
+//! senders, packet for packet, under each marking AQM. The L4S modes (FQ-CoDel's and
+//! CoDel's `ce_threshold_ecn = "ect1"`, PIE's `l4s`) are the exception, and each is checked
+//! against the run it must equal.
 
 mod common;
 
+use aqmlab_core::aqm::Reason;
 use aqmlab_core::{load, scenario::parse};
 use common::{chain, queue, run};
 
@@ -54,6 +57,52 @@ fn ect_is_checked_with_path_value_and_rule() {
 }
 
 #[test]
+fn the_l4s_fields_are_checked_with_path_value_and_rule() {
+    for (aqm, path, value, rule) in [
+        (
+            "{ type = \"codel\", ce_threshold_ecn = \"ect1\" }",
+            "ce_threshold_ecn",
+            "\"ect1\"",
+            "only meaningful with ce_threshold",
+        ),
+        (
+            "{ type = \"fq_codel\", ce_threshold_ecn = \"ect\" }",
+            "ce_threshold_ecn",
+            "\"ect\"",
+            "only meaningful with ce_threshold",
+        ),
+        (
+            "{ type = \"pie\", ce_threshold = \"1ms\" }",
+            "ce_threshold",
+            "\"1ms\"",
+            "only meaningful with l4s = true",
+        ),
+        (
+            "{ type = \"pie\", l4s = true, ce_threshold = \"0ms\" }",
+            "ce_threshold",
+            "\"0ns\"",
+            "must be > 0",
+        ),
+    ] {
+        let e = load(&with(aqm, "ecn = true")).unwrap_err();
+        assert_eq!(e.0.len(), 1, "{aqm}: {e}");
+        assert_eq!(e.0[0].path, format!("links[1].queue.aqm.{path}"), "{aqm}");
+        assert_eq!(e.0[0].value, value, "{aqm}");
+        assert!(e.0[0].message.contains(rule), "{aqm}: {e}");
+    }
+    let aqm = "{ type = \"codel\", ce_threshold = \"1ms\", ce_threshold_ecn = \"ect0\" }";
+    let e = load(&with(aqm, "ecn = true")).unwrap_err();
+    assert!(
+        e.0[0]
+            .message
+            .contains("unknown variant `ect0`, expected `ect` or `ect1`"),
+        "{e}"
+    );
+    // With PIE's L4S mode, classic ECN may be off: L4S packets are marked, classic dropped.
+    load(&with("{ type = \"pie\", l4s = true }", "ecn = true")).unwrap();
+}
+
+#[test]
 fn ect_is_echoed_only_where_set() {
     let set = parse(&with(
         "{ type = \"droptail\" }",
@@ -83,4 +132,39 @@ fn classic_aqms_treat_ect1_as_ect0() {
         // And ECT(0) written out is the same run as ecn = true alone.
         assert_eq!(run(&with(aqm, "ecn = true\nect = \"ect0\"")), ect0, "{aqm}");
     }
+}
+
+#[test]
+fn fq_codels_ect1_selector_step_marks_ect1_senders_only() {
+    let ect1 = "ecn = true\nect = \"ect1\"";
+    let sel = "{ type = \"fq_codel\", ce_threshold = \"1ms\", ce_threshold_ecn = \"ect1\" }";
+    // ECT(0) senders: the step never applies, so the run is FQ-CoDel's without a threshold.
+    let classic = run(&with(sel, "ecn = true"));
+    assert_eq!(classic, run(&with("{ type = \"fq_codel\" }", "ecn = true")));
+    assert_eq!(queue(&classic, "r->dst").marked[Reason::Early as usize], 0);
+    // ECT(1) senders: every one is selected, so the run is the unselective threshold's.
+    let l4s = run(&with(sel, ect1));
+    let all = "{ type = \"fq_codel\", ce_threshold = \"1ms\" }";
+    assert_eq!(l4s, run(&with(all, ect1)));
+    let steps = queue(&l4s, "r->dst").marked[Reason::Early as usize];
+    assert!(steps >= 10, "{steps} step marks, too few to tell");
+    assert_ne!(l4s, classic);
+}
+
+#[test]
+fn pies_l4s_mode_leaves_classic_senders_alone_and_step_marks_ect1_ones() {
+    let l4s = "{ type = \"pie\", ecn = true, l4s = true }";
+    // ECT(0) senders are classic: the run is PIE's without the mode, packet for packet.
+    let classic = run(&with(l4s, "ecn = true"));
+    assert_eq!(
+        classic,
+        run(&with("{ type = \"pie\", ecn = true }", "ecn = true"))
+    );
+    // ECT(1) senders never meet PIE's early signal; they are marked above 1 ms instead.
+    let scalable = run(&with(l4s, "ecn = true\nect = \"ect1\""));
+    let q = queue(&scalable, "r->dst");
+    assert_eq!(q.dropped[Reason::Early as usize], 0);
+    assert_eq!(q.marked[Reason::Early as usize], 0);
+    let steps = q.marked[Reason::Dequeue as usize];
+    assert!(steps >= 10, "{steps} step marks, too few to tell");
 }

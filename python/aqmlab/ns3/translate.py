@@ -219,6 +219,25 @@ class _Spec:
             },
         }
 
+    def _l4s(self, p: str, field: str, link: dict[str, Any]) -> None:
+        """ns-3.44's UseL4s (CoDel, FqCoDel, PIE) treats ECT(1) and CE packets as L4S. The
+        translation sends ECT(0) only (a flow's ect1 is refused), so the only L4S packets
+        ns-3 could see are ones marked CE upstream, and those ns-3 handles otherwise than
+        aqmlab (CoDel: out of the control law; PIE: out of the delay estimate). Without
+        another link that marks, no packet arrives CE and the runs agree."""
+        for j, other in enumerate(self.c["links"]):
+            if other is link:
+                continue
+            for key in ("queue", "reverse_queue"):
+                a = other.get(key, {}).get("aqm", {})
+                if a.get("ecn") or a.get("ce_threshold") is not None or a.get("l4s"):
+                    self.refuse(
+                        f"{p}.{field}",
+                        f"an L4S mode with links[{j}] also marking (ns-3's UseL4s takes "
+                        "packets that arrive CE out of the AQM; aqmlab does not)",
+                    )
+                    return
+
     def _codel(self, aqm, p, child: bool):
         mtu = aqm.pop("mtu")
         target, interval = ns(aqm.pop("target")), ns(aqm.pop("interval"))
@@ -229,6 +248,10 @@ class _Spec:
         ce = aqm.pop("ce_threshold", None)
         attrs["CeThreshold"] = _t(ce) if ce is not None else ["time_max", None]
         attrs["UseEcn"] = ["bool", aqm.pop("ecn")]
+        # "ect1" step-marks ECT(1) only, as ns-3's UseL4s; with the ECT(0) senders the
+        # translation allows, both leave CoDel alone (ns-3 then skips its CeThreshold
+        # branch for every packet). FqCoDel hands UseL4s to its CoDels.
+        attrs["UseL4s"] = ["bool", aqm.pop("ce_threshold_ecn", "ect") == "ect1"]
         # ns-3 holds a signal back while fewer than MinBytes remain, aqmlab (and Linux)
         # while at most mtu remain: MinBytes = mtu + 1.
         min_bytes = ["uint", nbytes(mtu) + 1]
@@ -241,16 +264,20 @@ class _Spec:
         return attrs
 
     def aqm_codel(self, aqm, p, link):
-        return {"type": "ns3::CoDelQueueDisc", "attrs": self._codel(aqm, p, child=False)}
+        attrs = self._codel(aqm, p, child=False)
+        if attrs["UseL4s"][1]:
+            self._l4s(p, "ce_threshold_ecn", link)
+        return {"type": "ns3::CoDelQueueDisc", "attrs": attrs}
 
     def aqm_fq_codel(self, aqm, p, link):
         attrs = {
             "Flows": ["uint", aqm.pop("flows")],
             "DropBatchSize": ["uint", aqm.pop("drop_batch")],
             "EnableSetAssociativeHash": ["bool", False],
-            "UseL4s": ["bool", False],
         }
         codel = self._codel(aqm, p, child=True)
+        if codel["UseL4s"][1]:
+            self._l4s(p, "ce_threshold_ecn", link)
         return {
             "type": "ns3::FqCoDelQueueDisc",
             "attrs": {**attrs, **codel},
@@ -263,6 +290,11 @@ class _Spec:
             self.refuse(f"{p}.byte_mode", "true (ns-3's PIE has no byte mode)")
         mark = aqm.pop("mark_ecn_th", 0.1)
         dq = aqm.pop("dq_threshold", "16384B")
+        # aqmlab's l4s is ns-3's UseL4s; its ce_threshold defaults to 1 ms, ns-3's to never.
+        l4s = aqm.pop("l4s", False)
+        ce = aqm.pop("ce_threshold", "1ms")
+        if l4s:
+            self._l4s(p, "l4s", link)
         return {
             "type": "ns3::PieQueueDisc",
             "attrs": {
@@ -282,6 +314,8 @@ class _Spec:
                 "UseCapDropAdjustment": ["bool", True],
                 "ActiveThreshold": ["time_max", None],
                 "Supdate": ["time_ns", 0],
+                "UseL4s": ["bool", l4s],
+                "CeThreshold": _t(ce) if l4s else ["time_max", None],
             },
         }
 

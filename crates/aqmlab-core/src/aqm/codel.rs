@@ -44,6 +44,16 @@
 //!   dropped. `ce_threshold` (Linux, for DCTCP-style step marking) marks every ECT packet
 //!   whose sojourn exceeds it, independently of the control law, with `Reason::Early` so
 //!   that these marks are told apart from the control law's (`Reason::Dequeue`).
+//! - `ce_threshold_ecn` chooses which packets the step applies to: `ect` (default: ECT(0)
+//!   and ECT(1), Linux without a selector) or `ect1` (ECT(1) only: the L4S use, RFC 9331
+//!   §5.1, Linux's `ce_threshold_selector 0x1/0x3`). Linux's selector is a value/mask pair
+//!   over the whole DS byte (fq_codel since Linux 5.16, commit dfcb63ce1de6, Høiland-
+//!   Jørgensen 2021; `sch_codel` has no such option); aqmlab's packets carry no DSCP, so
+//!   only the ECN codepoints are selectable. A selector 0x1/0x1 would also take CE packets,
+//!   whose marking changes nothing (a CE packet passes unchanged and uncounted), so 0x1/0x1
+//!   and 0x1/0x3 are the same run here. Selected packets still go through the control law,
+//!   as in Linux; ns-3's `UseL4s` instead exempts ECT(1) and CE packets from it
+//!   (docs/aqm/codel.md).
 
 use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
@@ -67,6 +77,38 @@ pub struct CodelConfig {
     pub ecn: bool,
     /// Step-mark ECT packets whose sojourn exceeds this.
     pub ce_threshold: Option<Time>,
+    /// Which packets the step applies to.
+    pub ce_threshold_ecn: CeThresholdEcn,
+}
+
+/// The ECN codepoints `ce_threshold` applies to: a model of Linux's
+/// `ce_threshold_selector`/`ce_threshold_mask` restricted to the ECN field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CeThresholdEcn {
+    /// ECT(0) and ECT(1): no selector (Linux's mask 0).
+    #[default]
+    Ect,
+    /// ECT(1) only (Linux's `ce_threshold_selector 0x1/0x3`, the L4S identifier).
+    Ect1,
+}
+
+impl CeThresholdEcn {
+    /// Whether the step may mark a packet of codepoint `e` (CE is never re-marked).
+    #[inline]
+    pub fn selects(self, e: Ecn) -> bool {
+        match self {
+            CeThresholdEcn::Ect => e.is_ect(),
+            CeThresholdEcn::Ect1 => e == Ecn::Ect1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CeThresholdEcn::Ect => "ect",
+            CeThresholdEcn::Ect1 => "ect1",
+        }
+    }
 }
 
 impl Default for CodelConfig {
@@ -77,6 +119,7 @@ impl Default for CodelConfig {
             mtu: 1514,
             ecn: false,
             ce_threshold: None,
+            ce_threshold_ecn: CeThresholdEcn::Ect,
         }
     }
 }
@@ -228,7 +271,9 @@ impl CodelState {
     /// The packet is sent: only the optional step marking remains.
     fn finish(&self, cfg: &CodelConfig, pkt: &Packet) -> Verdict {
         match cfg.ce_threshold {
-            Some(th) if self.sojourn > th && pkt.ecn.is_ect() => Verdict::Mark(Reason::Early),
+            Some(th) if self.sojourn > th && cfg.ce_threshold_ecn.selects(pkt.ecn) => {
+                Verdict::Mark(Reason::Early)
+            }
             _ => Verdict::Pass,
         }
     }
@@ -307,6 +352,10 @@ pub struct CodelSpec {
     /// Step-mark ECT packets whose sojourn exceeds this (Linux `ce_threshold`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ce_threshold: Option<Duration>,
+    /// Which codepoints `ce_threshold` marks (unset: "ect", Linux's default of no selector;
+    /// needs ce_threshold). Echoed only where set, so canonical forms stay as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold_ecn: Option<CeThresholdEcn>,
 }
 
 impl Default for CodelSpec {
@@ -317,6 +366,7 @@ impl Default for CodelSpec {
             mtu: default_mtu(),
             ecn: false,
             ce_threshold: None,
+            ce_threshold_ecn: None,
         }
     }
 }
@@ -348,6 +398,13 @@ impl CodelSpec {
         if let Some(th) = self.ce_threshold {
             p.positive_time(format!("{a}.ce_threshold"), th);
         }
+        if let (Some(e), None) = (self.ce_threshold_ecn, self.ce_threshold) {
+            p.err(
+                format!("{a}.ce_threshold_ecn"),
+                format!("\"{}\"", e.name()),
+                "only meaningful with ce_threshold",
+            );
+        }
     }
 
     pub fn build(&self, _q: &QueueCtx) -> Codel {
@@ -361,6 +418,7 @@ impl CodelSpec {
             mtu: self.mtu.0 as u32,
             ecn: self.ecn,
             ce_threshold: self.ce_threshold.map(|d| d.0),
+            ce_threshold_ecn: self.ce_threshold_ecn.unwrap_or_default(),
         }
     }
 }
@@ -711,6 +769,92 @@ mod tests {
         );
         // Never turned into a drop of a Not-ECT packet.
         assert_eq!(s.on_dequeue(&cfg, &not, 0, 2 * MS), Verdict::Pass);
+    }
+
+    #[test]
+    fn ce_threshold_ecn_ect1_step_marks_ect1_only() {
+        // Sojourn 1 ms + 1 ns > ce_threshold = 1 ms, with nothing waiting behind (backlog
+        // 0 ≤ one MTU) so the control law stays out: only the step can mark. Under "ect1"
+        // ECT(1) is marked and ECT(0) is not; under the default "ect" both are. Not-ECT and
+        // CE are never step-marked. At a sojourn of exactly 1 ms nothing is (strictly above).
+        let at = |sel| {
+            let cfg = CodelConfig {
+                ce_threshold: Some(MS),
+                ce_threshold_ecn: sel,
+                ..CodelConfig::default()
+            };
+            [Ecn::Ect0, Ecn::Ect1, Ecn::NotEct, Ecn::Ce].map(|ecn| {
+                let p = Packet {
+                    ecn,
+                    ..Default::default()
+                };
+                let above = CodelState::default().on_dequeue(&cfg, &p, 0, MS + 1);
+                let at_th = CodelState::default().on_dequeue(&cfg, &p, 0, MS);
+                assert_eq!(at_th, Verdict::Pass, "{sel:?} {ecn:?}");
+                above
+            })
+        };
+        let m = Verdict::Mark(Reason::Early);
+        let o = Verdict::Pass;
+        assert_eq!(at(CeThresholdEcn::Ect1), [o, m, o, o]);
+        assert_eq!(at(CeThresholdEcn::Ect), [m, m, o, o]);
+    }
+
+    #[test]
+    fn ce_threshold_ecn_leaves_the_control_law_alone() {
+        // With ecn and "ect1", an ECT(0) packet above target for an interval is still
+        // marked by the control law (Reason::Dequeue), as in Linux, where the selector only
+        // chooses the packets of the step.
+        let cfg = CodelConfig {
+            ecn: true,
+            ce_threshold: Some(MS),
+            ce_threshold_ecn: CeThresholdEcn::Ect1,
+            ..CodelConfig::default()
+        };
+        let mut s = CodelState {
+            first_above_time: Some(0),
+            ..Default::default()
+        };
+        let p = Packet {
+            ecn: Ecn::Ect0,
+            ..Default::default()
+        };
+        assert_eq!(
+            s.on_dequeue(&cfg, &p, 1_000_000, 10 * MS),
+            Verdict::Mark(Reason::Dequeue)
+        );
+    }
+
+    #[test]
+    fn ce_threshold_ecn_is_read_and_needs_ce_threshold() {
+        let spec: CodelSpec =
+            toml::from_str("ce_threshold = \"1ms\"\nce_threshold_ecn = \"ect1\"").unwrap();
+        assert_eq!(spec.config().ce_threshold_ecn, CeThresholdEcn::Ect1);
+        let unset: CodelSpec = toml::from_str("ce_threshold = \"1ms\"").unwrap();
+        assert_eq!(unset.config().ce_threshold_ecn, CeThresholdEcn::Ect);
+        // Unset is not echoed (canonical forms unchanged); a set value is.
+        assert!(!toml::to_string(&unset)
+            .unwrap()
+            .contains("ce_threshold_ecn"));
+        assert!(toml::to_string(&spec)
+            .unwrap()
+            .contains("ce_threshold_ecn = \"ect1\""));
+        let q = QueueCtx {
+            limit_pkts: Some(100),
+            limit_bytes: None,
+            link_bps: 10_000_000,
+            nodes: &[],
+            hosts: &[],
+        };
+        let alone: CodelSpec = toml::from_str("ce_threshold_ecn = \"ect1\"").unwrap();
+        let mut p = Problems::default();
+        alone.validate("aqm", &q, &mut p);
+        assert_eq!(p.errors.len(), 1);
+        assert_eq!(p.errors[0].path, "aqm.ce_threshold_ecn");
+        assert_eq!(p.errors[0].value, "\"ect1\"");
+        let mut p = Problems::default();
+        spec.validate("aqm", &q, &mut p);
+        assert!(p.errors.is_empty());
     }
 
     #[test]

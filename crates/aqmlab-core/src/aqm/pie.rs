@@ -39,6 +39,30 @@
 //! update, and is refilled to max_burst when p = 0 and both the current and the previous
 //! delay are below target/2. Choice: the RFC's per-update decrement in both estimator
 //! modes; Linux decrements it by the time between departures in timestamp mode.
+//!
+//! L4S mode (`l4s`, off by default), after ns-3.44's `PieQueueDisc` (`UseL4s` and
+//! `CeThreshold`; RFC 8033 has no L4S mode): packets carrying the L4S identifier, ECT(1) or CE (RFC 9331 §5.1;
+//! ns-3 tests the same two codepoints), bypass the early drop at arrival: no drop, no
+//! mark, no draw and no change to the derandomiser's sum; only a full buffer drops them.
+//! At departure an ECT(1) packet whose sojourn exceeds `ce_threshold` (1 ms) is marked
+//! (`Reason::Dequeue`, so that these immediate step marks are told apart from PIE's
+//! `Reason::Early` ones); a CE packet stays CE. Classic packets (Not-ECT, ECT(0)) are PIE's
+//! as without the mode; `ecn` and `mark_ecn_th` concern them alone, so `l4s` with
+//! `ecn = false` is the classic-drops, L4S-marks configuration and is allowed, as in ns-3.
+//! Where this differs from ns-3.44:
+//! - ns-3 returns an L4S packet at dequeue before its delay estimator runs, so in ns-3
+//!   only classic departures set the timestamp delay (and its "0 when the queue empties")
+//!   and only classic bytes count towards the rate estimator, which therefore under-
+//!   estimates the departure rate by the L4S share and overestimates the delay. Here every
+//!   departure feeds the estimator: the delay is the shared FIFO's.
+//! - ns-3's `CeThreshold` defaults to `Time::Max()` (never mark: the L4S packets would see
+//!   no AQM at all); here 1 ms, the step threshold of Linux's `fq_codel` L4S example
+//!   (`ce_threshold 1ms`) and of Linux's DualPI2 (`step_thresh`).
+//!
+//! Linux's `sch_pie` has no L4S mode (nor does `fq_pie`); an L4S PIE in Linux is DualPI2
+//! (De Schepper, Briscoe, White, RFC 9332, 2023), a coupled dual queue, which this is not:
+//! here L4S and classic packets share one FIFO, so L4S packets wait behind the classic
+//! queue that PIE holds near `target`.
 
 use super::QueueCtx;
 use super::{Aqm, QueueView, Reason, Verdict};
@@ -67,6 +91,8 @@ pub struct PieConfig {
     /// `Some(dq_threshold bytes)`: Little's-law delay from a measured departure rate.
     pub dq_rate: Option<u64>,
     pub derandomize: bool,
+    /// `Some(ce_threshold)`: the L4S mode (ns-3's `UseL4s`) with its marking sojourn.
+    pub l4s: Option<Time>,
 }
 
 impl Default for PieConfig {
@@ -83,8 +109,16 @@ impl Default for PieConfig {
             mtu: 1514,
             dq_rate: None,
             derandomize: true,
+            l4s: None,
         }
     }
+}
+
+/// Whether a packet carries the L4S identifier (RFC 9331 §5.1: ECT(1), and CE, which an
+/// L4S node cannot tell apart from marked ECT(1)).
+#[inline]
+fn is_l4s(e: Ecn) -> bool {
+    matches!(e, Ecn::Ect1 | Ecn::Ce)
 }
 
 #[derive(Clone, Debug)]
@@ -207,6 +241,10 @@ impl Pie {
 
 impl Aqm for Pie {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, _now: Time, rng: &mut Rng) -> Verdict {
+        // ns-3 decides an L4S packet's bypass before anything else of DropEarly runs.
+        if self.cfg.l4s.is_some() && is_l4s(pkt.ecn) {
+            return Verdict::Pass;
+        }
         if !self.drop_early(q, pkt, rng) {
             return Verdict::Pass;
         }
@@ -259,7 +297,13 @@ impl Aqm for Pie {
                 }
             }
         }
-        Verdict::Pass
+        match self.cfg.l4s {
+            // Strictly above, as ns-3 (`Now() - timestamp > m_ceThreshold`).
+            Some(th) if pkt.ecn == Ecn::Ect1 && now.saturating_sub(pkt.enqueued) > th => {
+                Verdict::Mark(Reason::Dequeue)
+            }
+            _ => Verdict::Pass,
+        }
     }
 
     fn on_overflow(&mut self, _q: &QueueView, _now: Time) {
@@ -323,6 +367,15 @@ pub struct PieSpec {
     pub dq_threshold: Option<Bytes>,
     #[serde(default = "default_true")]
     pub derandomize: bool,
+    /// ns-3's L4S mode (`UseL4s`): ECT(1) and CE packets skip the early drop and are marked
+    /// at departure above `ce_threshold`. Default false (ns-3); echoed only when true, so
+    /// canonical forms stay as they were.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub l4s: bool,
+    /// The L4S marking sojourn (default 1 ms, Linux's L4S step; ns-3's default never marks;
+    /// needs l4s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Duration>,
 }
 
 fn default_pie_target() -> Duration {
@@ -339,6 +392,12 @@ fn default_pie_beta() -> f64 {
 
 fn default_max_burst() -> Duration {
     Duration(150_000_000)
+}
+
+/// The L4S step threshold: Linux's `fq_codel` L4S example (`ce_threshold 1ms`) and
+/// DualPI2's `step_thresh` default.
+fn default_l4s_ce_threshold() -> Duration {
+    Duration(1_000_000)
 }
 
 impl PieSpec {
@@ -391,6 +450,17 @@ impl PieSpec {
                 );
             }
         }
+        if let Some(th) = self.ce_threshold {
+            if !self.l4s {
+                p.err(
+                    format!("{a}.ce_threshold"),
+                    format!("\"{}\"", crate::units::format_time(th.0)),
+                    "only meaningful with l4s = true",
+                );
+            } else {
+                p.positive_time(format!("{a}.ce_threshold"), th);
+            }
+        }
     }
 
     pub fn build(&self, _q: &QueueCtx) -> Pie {
@@ -408,311 +478,12 @@ impl PieSpec {
                 .dq_rate_estimator
                 .then(|| self.dq_threshold.map_or(16_384, |b| b.0)),
             derandomize: self.derandomize,
+            l4s: self
+                .l4s
+                .then(|| self.ce_threshold.unwrap_or_else(default_l4s_ce_threshold).0),
         })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::aqm::AnyAqm;
-    use crate::packet::PacketArena;
-    use crate::queue::{Limit, OutputQueue};
-
-    const MS: Time = 1_000_000;
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() <= 1e-12 * b.abs().max(1e-300)
-    }
-
-    /// A PIE whose timestamp estimate is `qdelay` and previous one `old`.
-    fn at(p: f64, qdelay: Time, old: Time) -> Pie {
-        let mut x = Pie::new(PieConfig::default());
-        x.p = p;
-        x.qdelay = qdelay;
-        x.qdelay_old = old;
-        x
-    }
-
-    #[test]
-    fn first_update_from_zero_is_scaled_down_by_2048() {
-        // Δp = 0.125·(0.020 − 0.015) + 1.25·(0.020 − 0) = 0.025625; p < 1e-6 → /2048.
-        let mut x = at(0.0, 20 * MS, 0);
-        x.update(100_000);
-        assert!(close(x.p, 0.025625 / 2048.0), "{}", x.p);
-        assert_eq!(x.qdelay_old, 20 * MS);
-    }
-
-    #[test]
-    fn auto_tuning_divides_by_the_magnitude_of_p() {
-        // Same Δp = 0.125·0.015 + 1.25·0.010 = 0.014375 at each p, divided by the RFC's
-        // factor for that p.
-        for (p, div) in [
-            (5e-7, 2048.0),
-            (5e-6, 512.0),
-            (5e-5, 128.0),
-            (5e-4, 32.0),
-            (5e-3, 8.0),
-            (0.05, 2.0),
-        ] {
-            let mut x = at(p, 30 * MS, 20 * MS);
-            x.update(100_000);
-            assert!(close(x.p, p + 0.014375 / div), "p={p}: {}", x.p);
-        }
-        // At 10% and above: no scaling, but a rise is capped at 2 points per update.
-        let mut x = at(0.2, 100 * MS, 50 * MS);
-        x.update(100_000);
-        assert!(close(x.p, 0.22), "{}", x.p);
-        // A fall is never capped: 0.125·(0.010 − 0.015) + 1.25·(0.010 − 0.050) = −0.050625.
-        let mut x = at(0.3, 10 * MS, 50 * MS);
-        x.update(100_000);
-        assert!(close(x.p, 0.3 - 0.050625), "{}", x.p);
-    }
-
-    #[test]
-    fn a_delay_above_250ms_adds_two_points_after_the_cap() {
-        // Δp = 0.125·0.285 = 0.035625 → capped to 0.02, then +0.02.
-        let mut x = at(0.2, 300 * MS, 300 * MS);
-        x.update(1_000_000);
-        assert!(close(x.p, 0.24), "{}", x.p);
-    }
-
-    #[test]
-    fn two_zero_delays_decay_p_by_two_percent() {
-        // Δp = 0.125·(−0.015) = −0.001875, then ×0.98 with an empty queue.
-        let mut x = at(0.5, 0, 0);
-        x.update(0);
-        assert!(close(x.p, (0.5 - 0.001875) * 0.98), "{}", x.p);
-        // Not with packets waiting (a zero estimate then means "not measured").
-        let mut x = at(0.5, 0, 0);
-        x.update(3000);
-        assert!(close(x.p, 0.5 - 0.001875), "{}", x.p);
-    }
-
-    #[test]
-    fn p_stays_a_probability() {
-        let mut x = at(0.995, 400 * MS, 400 * MS);
-        x.update(1_000_000);
-        assert_eq!(x.p, 1.0);
-        let mut x = at(0.001, 0, 100 * MS);
-        x.update(1_000_000);
-        assert_eq!(x.p, 0.0);
-    }
-
-    fn view(len_bytes: u64) -> QueueView {
-        QueueView::new(
-            (len_bytes / 1500) as u32,
-            len_bytes,
-            Limit::Packets(1000),
-            10_000_000,
-        )
-    }
-
-    /// Signals among `n` arrivals of `size`-byte `ecn` packets at a fixed p (and no burst
-    /// allowance): (marks, drops).
-    fn signals(mut x: Pie, n: usize, size: u32, ecn: Ecn, backlog: u64) -> (usize, usize) {
-        let mut rng = Rng::for_component(5, 0, "pie-test");
-        let pkt = Packet {
-            size,
-            ecn,
-            ..Default::default()
-        };
-        let (mut m, mut d) = (0, 0);
-        for _ in 0..n {
-            match x.on_arrival(&view(backlog), &pkt, 0, &mut rng) {
-                Verdict::Mark(_) => m += 1,
-                Verdict::Drop(_) => d += 1,
-                Verdict::Pass => {}
-            }
-        }
-        (m, d)
-    }
-
-    fn busy(p: f64, cfg: PieConfig) -> Pie {
-        let mut x = Pie::new(cfg);
-        x.p = p;
-        x.qdelay_old = 100 * MS;
-        x.burst_allowance = 0;
-        x
-    }
-
-    #[test]
-    fn burst_allowance_lets_everything_in_until_it_runs_out() {
-        let mut x = Pie::new(PieConfig::default());
-        assert_eq!(x.burst_allowance, 150 * MS);
-        x.p = 1.0;
-        x.qdelay_old = 100 * MS;
-        assert_eq!(signals(x.clone(), 1000, 1500, Ecn::NotEct, 100_000), (0, 0));
-        // Ten updates of 15 ms under heavy delay use it up.
-        for k in 1..=10 {
-            x.qdelay = 100 * MS;
-            x.update(100_000);
-            assert_eq!(x.burst_allowance, 150 * MS - k * 15 * MS);
-        }
-        let (_, d) = signals(x, 1000, 1500, Ecn::NotEct, 100_000);
-        assert!(d > 900, "{d}");
-    }
-
-    #[test]
-    fn burst_allowance_is_refilled_when_p_is_zero_and_delay_low_twice() {
-        let mut x = at(0.0, MS, MS);
-        x.burst_allowance = 0;
-        x.update(0);
-        assert_eq!(x.burst_allowance, 150 * MS);
-        // A previous delay at target/2 is not "low": no refill.
-        let mut x = at(0.0, MS, 7_500_000);
-        x.burst_allowance = 0;
-        x.update(0);
-        assert_eq!(x.burst_allowance, 0);
-    }
-
-    #[test]
-    fn no_early_signal_below_half_target_while_p_is_under_20_percent() {
-        let cfg = PieConfig {
-            derandomize: false,
-            ..PieConfig::default()
-        };
-        let mut x = busy(0.19, cfg.clone());
-        x.qdelay_old = 7_499_999;
-        assert_eq!(signals(x.clone(), 2000, 1500, Ecn::NotEct, 100_000), (0, 0));
-        // At p = 20% the rule no longer protects: about 20% are dropped.
-        x.p = 0.2;
-        let (_, d) = signals(x.clone(), 20_000, 1500, Ecn::NotEct, 100_000);
-        // Binomial(20000, 0.2): sd 57; 5 sd.
-        assert!((d as f64 - 4000.0).abs() < 285.0, "{d}");
-        // Nor with fewer than two MTUs waiting, whatever p.
-        x.p = 1.0;
-        assert_eq!(signals(x, 1000, 1500, Ecn::NotEct, 3027), (0, 0));
-    }
-
-    #[test]
-    fn ecn_marks_up_to_mark_ecn_th_and_drops_above() {
-        let cfg = PieConfig {
-            ecn: true,
-            derandomize: false,
-            ..PieConfig::default()
-        };
-        let (m, d) = signals(busy(0.1, cfg.clone()), 20_000, 1500, Ecn::Ect0, 100_000);
-        assert!(m > 1700 && d == 0, "{m} {d}");
-        let (m, d) = signals(busy(0.11, cfg.clone()), 20_000, 1500, Ecn::Ect0, 100_000);
-        assert!(m == 0 && d > 1900, "{m} {d}");
-        // Not-ECT packets are dropped even at low p.
-        let (m, d) = signals(busy(0.1, cfg.clone()), 20_000, 1500, Ecn::NotEct, 100_000);
-        assert!(m == 0 && d > 1700, "{m} {d}");
-        // A lower threshold is observable.
-        let low = PieConfig {
-            mark_ecn_th: 0.05,
-            ..cfg
-        };
-        let (m, _) = signals(busy(0.1, low), 20_000, 1500, Ecn::Ect0, 100_000);
-        assert_eq!(m, 0);
-    }
-
-    #[test]
-    fn byte_mode_scales_p_by_size_over_mtu() {
-        let cfg = PieConfig {
-            byte_mode: true,
-            derandomize: false,
-            ..PieConfig::default()
-        };
-        let n = 40_000;
-        for size in [500u32, 1500] {
-            let (_, d) = signals(busy(0.3, cfg.clone()), n, size, Ecn::NotEct, 100_000);
-            let want = 0.3 * size as f64 / 1514.0;
-            let sd = (want * (1.0 - want) / n as f64).sqrt();
-            let got = d as f64 / n as f64;
-            assert!((got - want).abs() < 5.0 * sd, "{size}: {got} vs {want}");
-        }
-    }
-
-    #[test]
-    fn derandomisation_spaces_signals_between_085_and_85_over_p() {
-        // p = 0.05: no signal before 17 arrivals (0.85/0.05), always one by 170.
-        let mut x = busy(0.05, PieConfig::default());
-        let mut rng = Rng::for_component(5, 0, "pie-derand");
-        let pkt = Packet {
-            size: 1500,
-            ..Default::default()
-        };
-        let mut gaps = vec![];
-        let mut since = 0;
-        for _ in 0..100_000 {
-            since += 1;
-            if x.on_arrival(&view(100_000), &pkt, 0, &mut rng) != Verdict::Pass {
-                gaps.push(since);
-                since = 0;
-            }
-        }
-        // (One more arrival is allowed at each end for the rounding of 17 × 0.05.)
-        assert!(gaps.iter().all(|&g| (17..=171).contains(&g)), "{gaps:?}");
-        assert!(gaps.len() > 1000);
-        // Without it, gaps are geometric: many are shorter than 17.
-        let mut y = busy(
-            0.05,
-            PieConfig {
-                derandomize: false,
-                ..PieConfig::default()
-            },
-        );
-        let (mut short, mut since) = (0, 0);
-        for _ in 0..100_000 {
-            since += 1;
-            if y.on_arrival(&view(100_000), &pkt, 0, &mut rng) != Verdict::Pass {
-                short += (since < 17) as u32;
-                since = 0;
-            }
-        }
-        assert!(short > 1000, "{short}");
-    }
-
-    #[test]
-    fn timestamp_estimate_is_the_last_sojourn_and_zero_when_the_queue_empties() {
-        for limit in [Limit::Packets(100), Limit::Bytes(150_000)] {
-            let mut a = PacketArena::default();
-            let mut q = OutputQueue::new(
-                limit,
-                10_000_000,
-                AnyAqm::Pie(Pie::new(PieConfig::default())),
-                Rng::for_component(1, 0, "pie"),
-            );
-            for t in [0, MS] {
-                let i = a.alloc(Packet {
-                    size: 1500,
-                    ..Default::default()
-                });
-                q.arrive(i, &mut a, t);
-            }
-            let qd = |q: &OutputQueue| match q.aqm() {
-                AnyAqm::Pie(p) => p.qdelay,
-                _ => unreachable!(),
-            };
-            q.dequeue(&mut a, 12 * MS, &mut vec![]);
-            assert_eq!(qd(&q), 12 * MS);
-            q.dequeue(&mut a, 20 * MS, &mut vec![]);
-            assert_eq!(qd(&q), 0);
-            q.check_conservation(&a).unwrap();
-        }
-    }
-
-    #[test]
-    fn departure_rate_estimate_gives_littles_law_delay() {
-        let cfg = PieConfig {
-            dq_rate: Some(16_384),
-            ..PieConfig::default()
-        };
-        let mut x = Pie::new(cfg);
-        // 1500-byte packets leave every 1.2 ms (10 Mb/s) with 60 000 bytes waiting.
-        let pkt = Packet {
-            size: 1500,
-            ..Default::default()
-        };
-        let mut rng = Rng::for_component(1, 0, "x");
-        for k in 0..200u64 {
-            x.on_departure(&view(60_000), &pkt, k * 1_200_000, &mut rng);
-        }
-        assert!((x.avg_dq_rate - 1.25e6).abs() < 1.0, "{}", x.avg_dq_rate);
-        x.update(60_000);
-        // 60 000 B at 1.25 MB/s = 48 ms.
-        assert!((x.qdelay as i64 - 48_000_000).abs() <= 1, "{}", x.qdelay);
-    }
-}
+mod tests;

@@ -30,9 +30,14 @@
 //!
 //! CoDel in each flow sees the *total* backlog for its one-MTU rule, as Linux passes the
 //! qdisc's backlog to `codel_dequeue`.
+//!
+//! L4S: `ce_threshold` with `ce_threshold_ecn = "ect1"`
+//! step-marks only ECT(1) packets, Linux's `ce_threshold 1ms ce_threshold_selector 0x1/0x3`
+//! (see `codel` for the selector's model); classic flows keep CoDel's 5 ms target.
 
 use crate::aqm::codel::{
-    default_codel_interval, default_codel_target, CodelConfig, CodelSpec, CodelState,
+    default_codel_interval, default_codel_target, CeThresholdEcn, CodelConfig, CodelSpec,
+    CodelState,
 };
 use crate::aqm::{QueueCtx, Verdict};
 use crate::check::{default_mtu, default_true, Problems};
@@ -309,6 +314,9 @@ pub struct FqCodelSpec {
     pub ecn: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ce_threshold: Option<Duration>,
+    /// Which codepoints `ce_threshold` marks, as CoDel's (Linux `ce_threshold_selector`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold_ecn: Option<CeThresholdEcn>,
 }
 
 impl FqCodelSpec {
@@ -320,6 +328,7 @@ impl FqCodelSpec {
             mtu: self.mtu,
             ecn: self.ecn,
             ce_threshold: self.ce_threshold,
+            ce_threshold_ecn: self.ce_threshold_ecn,
         }
     }
 
@@ -532,6 +541,64 @@ mod tests {
         assert_eq!(q.evicted.len(), 2);
         assert_eq!(fq(&q).flow_backlog(x), 6000);
         q.check_conservation(&a).unwrap();
+    }
+
+    #[test]
+    fn ce_threshold_ecn_ect1_step_marks_the_ect1_flow_only() {
+        // Flow x sends ECT(0), flow y ECT(1), two 1500 B packets each at t = 0; all four
+        // leave at 2 ms: sojourn 2 ms > ce_threshold = 1 ms but < target = 5 ms, so CoDel's
+        // law never acts and every mark is the step's. "ect1": y's two packets leave CE and
+        // x's stay ECT(0) (2 marks); the default "ect": all four CE (4 marks).
+        for (sel, marks) in [(CeThresholdEcn::Ect1, 2u64), (CeThresholdEcn::Ect, 4)] {
+            for limit in [Limit::Packets(100), Limit::Bytes(100_000)] {
+                let mut cfg = FqCodelConfig::default();
+                cfg.codel.ce_threshold = Some(1_000_000);
+                cfg.codel.ce_threshold_ecn = sel;
+                let mut a = PacketArena::default();
+                let mut q = queue(limit, cfg);
+                let (x, y) = two_flows(&q);
+                for (flow, ecn) in [
+                    (x, Ecn::Ect0),
+                    (y, Ecn::Ect1),
+                    (x, Ecn::Ect0),
+                    (y, Ecn::Ect1),
+                ] {
+                    let i = a.alloc(Packet {
+                        flow,
+                        size: 1500,
+                        ecn,
+                        ..Default::default()
+                    });
+                    q.arrive(i, &mut a, 0);
+                }
+                let mut out = vec![];
+                while let Some(i) = q.dequeue(&mut a, 2_000_000, &mut vec![]) {
+                    out.push((a.get(i).flow, a.get(i).ecn));
+                }
+                assert_eq!(out.len(), 4);
+                for (flow, ecn) in out {
+                    let want = match (flow == y, sel) {
+                        (true, _) | (false, CeThresholdEcn::Ect) => Ecn::Ce,
+                        (false, CeThresholdEcn::Ect1) => Ecn::Ect0,
+                    };
+                    assert_eq!(ecn, want, "{sel:?} {limit:?} flow {flow}");
+                }
+                assert_eq!(q.counters.marked[Reason::Early as usize], marks);
+                assert_eq!(q.counters.marked[Reason::Dequeue as usize], 0);
+                q.check_conservation(&a).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn the_spec_hands_ce_threshold_ecn_to_every_flows_codel() {
+        let spec: FqCodelSpec =
+            toml::from_str("ce_threshold = \"1ms\"\nce_threshold_ecn = \"ect1\"").unwrap();
+        let c = spec.codel().config();
+        assert_eq!(c.ce_threshold, Some(1_000_000));
+        assert_eq!(c.ce_threshold_ecn, CeThresholdEcn::Ect1);
+        let plain: FqCodelSpec = toml::from_str("").unwrap();
+        assert_eq!(plain.codel().config().ce_threshold_ecn, CeThresholdEcn::Ect);
     }
 
     #[test]

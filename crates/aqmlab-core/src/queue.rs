@@ -43,6 +43,7 @@ pub use crate::aqm::Limit;
 pub use counters::{ColourCounters, QueueCounters};
 
 mod counters;
+pub mod dualpi2;
 pub mod sched;
 
 /// One port's buffer, AQM and measurements.

@@ -47,6 +47,7 @@ pub use counters::{subqueue_table, ColourCounters, QueueCounters, SubCounters};
 pub mod buffer;
 pub mod classful;
 mod counters;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod sched;
 

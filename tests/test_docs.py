@@ -296,7 +296,7 @@ def doc_sections(text: str) -> dict[str, str]:
             if title in SECTION_KEYS:
                 out[SECTION_KEYS[title]] = body
         elif group is not None:
-            m = re.match(r"^`([a-z_]+)`", title)
+            m = re.match(r"^`([a-z_0-9]+)`", title)
             assert m, f"a type section's heading must start with its `type`: {title!r}"
             key = f"{group}/{m.group(1)}"
             assert key not in out, f"two sections for {key}"
@@ -330,7 +330,7 @@ def doc() -> dict[str, dict[str, dict[str, str]]]:
 def test_the_engine_schema_probe_finds_every_table_and_the_tcp_fields(schema):
     # Guards the probe itself: if an engine message changed form, the doc checks below
     # would compare against nothing.
-    assert len([k for k in schema if k.startswith("aqm/")]) == 18
+    assert len([k for k in schema if k.startswith("aqm/")]) == 19
     assert schema["aqm/droptail"] == []
     assert len(schema["flow/tcp"]) == 24
     assert schema["congestion/cubic"] == [
@@ -385,7 +385,7 @@ def test_every_aqm_section_links_its_algorithm_page(doc):
     text = SCENARIOS_MD.read_text("utf-8")
     for key, body in doc_sections(text).items():
         if key.startswith("aqm/"):
-            pages = re.findall(r"\]\((aqm/[a-z_]+\.md)\)", body)
+            pages = re.findall(r"\]\((aqm/[a-z_0-9]+\.md)\)", body)
             assert pages, f"{key}: no link to its page in docs/aqm/"
             for page in pages:
                 assert (DOCS / page).is_file(), f"{key}: {page} does not exist"

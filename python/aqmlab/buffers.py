@@ -1,6 +1,7 @@
 """Builders of the multi-queue buffers a queue's ``aqm`` table may name besides a FIFO's AQM
-(docs/scenarios.md, ``classful``; docs/aqm/classful.md): classes with a classifier and a
-class scheduler. FQ-CoDel's builder is ``aqmlab.scenario.fq_codel``.
+(docs/scenarios.md, ``classful`` and ``dualpi2``; docs/aqm/classful.md, docs/aqm/dualpi2.md):
+classes with a classifier and a class scheduler, and L4S's dual queue. FQ-CoDel's builder is
+``aqmlab.scenario.fq_codel``.
 
     from aqmlab import buffers as bf, scenario as sc
     aqm = bf.classful(
@@ -80,6 +81,16 @@ def buffer_class(
     )
 
 
+def dualpi2(**params: Any) -> dict[str, Any]:
+    """DualPI2, the L4S dual-queue coupled AQM (docs/aqm/dualpi2.md, RFC 9332): fields
+    ``target`` ("15ms"), ``tupdate`` ("16ms"), ``alpha`` (0.16 Hz), ``beta`` (3.2 Hz), ``k``
+    (2), ``qdelay`` ("classic" | "max"), ``l_step`` ("1ms"), ``l_range``, ``min_qlen_step``,
+    ``min_backlog``, ``mtu``, ``drop_overload`` (True), ``drop_early`` (False),
+    ``scheduler`` ("wrr" | "time_shift"), ``c_protection`` (10), ``tshift``. Unset fields
+    are omitted so the engine's defaults apply."""
+    return _opt({"type": "dualpi2"}, **params)
+
+
 def classful(
     scheduler: dict[str, Any], classes: Sequence[dict[str, Any]], *, mtu: int | None = None
 ) -> dict[str, Any]:
@@ -87,4 +98,4 @@ def classful(
     return _opt({"type": "classful", "scheduler": scheduler, "classes": list(classes)}, mtu=mtu)
 
 
-__all__ = ["buffer_class", "classful", "drr", "ets", "rule", "strict_priority", "wrr"]
+__all__ = ["buffer_class", "classful", "drr", "dualpi2", "ets", "rule", "strict_priority", "wrr"]

@@ -297,7 +297,7 @@ impl OutputQueue {
     pub fn metrics(&self, now: Time, out: &mut [f64]) {
         match &self.multi {
             None => self.aqm.metrics(&self.v, now, out),
-            Some(b) => b.metrics(out),
+            Some(b) => b.metrics(now, out),
         }
     }
 

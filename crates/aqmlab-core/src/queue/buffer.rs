@@ -1,6 +1,7 @@
 //! A port's buffer, the closed set: one FIFO with any AQM (`crate::aqm`), or a buffer of
 //! several sub-queues that chooses the departing packet itself: flow queueing (FQ-CoDel,
-//! `super::fq_codel`) and classes (`super::classful`).
+//! `super::fq_codel`), classes (`super::classful`) and the dual queue of L4S (DualPI2,
+//! `super::dualpi2`).
 //!
 //! The scenario names all of them in the queue's `aqm` table by its `type`: the FIFO AQMs'
 //! tags are `crate::aqm::AQM_TYPES`, then `BUFFER_TYPES`. `BufferSpec` reads the tag once
@@ -12,7 +13,9 @@
 //! the sojourn times of the packets it sent, over the measurement window.
 
 use super::classful::{Classful, ClassfulSpec};
+use super::dualpi2::{DualPi2, DualPi2Spec, C, L};
 use super::fq_codel::{FqCodel, FqCodelSpec, FQ_CODEL_METRICS};
+use super::{subqueue_table, SubCounters};
 use crate::aqm::{AnyAqm, AqmSpec, Limit, QueueCtx, Verdict, AQM_TYPES};
 use crate::check::{inner, tagged_table, Problems};
 use crate::packet::{Packet, PacketArena};
@@ -22,7 +25,7 @@ use crate::units::Time;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// The `type`s of the buffers that are more than one FIFO, after the FIFO AQMs'.
-pub const BUFFER_TYPES: &[&str] = &["fq_codel", "classful"];
+pub const BUFFER_TYPES: &[&str] = &["fq_codel", "classful", "dualpi2"];
 
 /// The queue's `aqm` table: a FIFO's AQM or a multi-queue buffer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -40,6 +43,8 @@ pub enum MultiSpec {
     FqCodel(FqCodelSpec),
     #[serde(rename = "classful")]
     Classful(ClassfulSpec),
+    #[serde(rename = "dualpi2")]
+    DualPi2(DualPi2Spec),
 }
 
 impl Default for BufferSpec {
@@ -55,6 +60,7 @@ impl<'de> Deserialize<'de> for BufferSpec {
         match ty.as_str() {
             "fq_codel" => inner(rest).map(|s| BufferSpec::Multi(MultiSpec::FqCodel(s))),
             "classful" => inner(rest).map(|s| BufferSpec::Multi(MultiSpec::Classful(s))),
+            "dualpi2" => inner(rest).map(|s| BufferSpec::Multi(MultiSpec::DualPi2(s))),
             _ => {
                 rest.insert("type".into(), toml::Value::String(ty));
                 inner(rest).map(BufferSpec::Fifo)
@@ -81,6 +87,7 @@ impl BufferSpec {
             BufferSpec::Fifo(a) => a.kind(),
             BufferSpec::Multi(MultiSpec::FqCodel(_)) => "fq_codel",
             BufferSpec::Multi(MultiSpec::Classful(_)) => "classful",
+            BufferSpec::Multi(MultiSpec::DualPi2(_)) => "dualpi2",
         }
     }
 
@@ -90,6 +97,7 @@ impl BufferSpec {
             BufferSpec::Fifo(s) => s.validate(a, q, p),
             BufferSpec::Multi(MultiSpec::FqCodel(s)) => s.validate(a, q, p),
             BufferSpec::Multi(MultiSpec::Classful(s)) => s.validate(a, q, p),
+            BufferSpec::Multi(MultiSpec::DualPi2(s)) => s.validate(a, p),
         }
     }
 
@@ -104,6 +112,9 @@ impl BufferSpec {
             BufferSpec::Multi(MultiSpec::Classful(s)) => {
                 Discipline::Buffer(AnyBuffer::Classes(s.build(q, limit)))
             }
+            BufferSpec::Multi(MultiSpec::DualPi2(s)) => {
+                Discipline::Buffer(AnyBuffer::Dual(Box::new(Dual::new(s.build()))))
+            }
         }
     }
 }
@@ -112,6 +123,62 @@ impl BufferSpec {
 pub enum AnyBuffer {
     Flows(FqCodel),
     Classes(Classful),
+    /// Boxed: its two queues and configuration are four times a classful buffer's size.
+    Dual(Box<Dual>),
+}
+
+/// DualPI2 with the counts of its two queues (`subqueues` rows "L" and "C").
+pub struct Dual {
+    pub q: DualPi2,
+    counters: [SubCounters; 2],
+    /// The queue of the arrival being decided.
+    pending: usize,
+}
+
+impl Dual {
+    pub fn new(q: DualPi2) -> Dual {
+        Dual {
+            q,
+            counters: Default::default(),
+            pending: C,
+        }
+    }
+
+    fn on_arrival(&mut self, p: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        self.pending = if DualPi2::is_l4s(p) { L } else { C };
+        self.counters[self.pending].arrive(p.size);
+        self.q.on_arrival(p, now, rng)
+    }
+
+    fn push(&mut self, idx: u32, p: &Packet, marked: bool) {
+        let k = &mut self.counters[self.pending];
+        k.enqueued += 1;
+        k.marked += marked as u64;
+        self.q.push(idx, p, p.enqueued);
+    }
+
+    fn next(&mut self, pkts: &PacketArena, now: Time, rng: &mut Rng) -> Option<(u32, Verdict)> {
+        let (idx, v, sub) = self.q.next(now, rng)?;
+        let p = pkts.get(idx);
+        let k = &mut self.counters[sub];
+        match v {
+            Verdict::Drop(_) => k.dropped += 1,
+            Verdict::Mark(_) if !p.ecn.is_ect() && p.ecn != crate::packet::Ecn::Ce => {
+                k.dropped += 1
+            }
+            Verdict::Mark(_) => k.depart(p, now, p.ecn.is_ect()),
+            Verdict::Pass => k.depart(p, now, false),
+        }
+        Some((idx, v))
+    }
+
+    fn tables(&self) -> Vec<Table> {
+        let rows = [
+            ("L", "dualpi2", &self.counters[L]),
+            ("C", "dualpi2", &self.counters[C]),
+        ];
+        vec![subqueue_table(&rows)]
+    }
 }
 
 impl AnyBuffer {
@@ -119,6 +186,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(_) => "fq_codel",
             AnyBuffer::Classes(_) => "classful",
+            AnyBuffer::Dual(_) => "dualpi2",
         }
     }
 
@@ -135,6 +203,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(_) => Verdict::Pass,
             AnyBuffer::Classes(c) => c.on_arrival(p, now, rng),
+            AnyBuffer::Dual(d) => d.on_arrival(p, now, rng),
         }
     }
 
@@ -143,6 +212,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(_) => {}
             AnyBuffer::Classes(c) => c.refused(port_full, now),
+            AnyBuffer::Dual(d) => d.counters[d.pending].dropped += 1,
         }
     }
 
@@ -152,6 +222,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(f) => f.push(idx, pkts.get(idx)),
             AnyBuffer::Classes(c) => c.push(idx, pkts, marked),
+            AnyBuffer::Dual(d) => d.push(idx, pkts.get(idx), marked),
         }
     }
 
@@ -166,6 +237,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(f) => f.next(pkts, now),
             AnyBuffer::Classes(c) => c.next(pkts, now, rng).map(|(i, v, _)| (i, v)),
+            AnyBuffer::Dual(d) => d.next(pkts, now, rng),
         }
     }
 
@@ -173,6 +245,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(f) => f.len_pkts(),
             AnyBuffer::Classes(c) => (0..c.classes()).map(|k| c.class_len_pkts(k)).sum(),
+            AnyBuffer::Dual(d) => d.q.len_pkts(),
         }
     }
 
@@ -186,6 +259,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(_) => None,
             AnyBuffer::Classes(c) => c.first_timer(now),
+            AnyBuffer::Dual(d) => d.q.first_timer(now),
         }
     }
 
@@ -193,6 +267,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(_) => None,
             AnyBuffer::Classes(c) => c.on_timer(now),
+            AnyBuffer::Dual(d) => d.q.on_timer(now),
         }
     }
 
@@ -200,13 +275,15 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(_) => FQ_CODEL_METRICS,
             AnyBuffer::Classes(c) => c.metric_names(),
+            AnyBuffer::Dual(_) => DualPi2::metric_names(),
         }
     }
 
-    pub fn metrics(&self, out: &mut [f64]) {
+    pub fn metrics(&self, now: Time, out: &mut [f64]) {
         match self {
             AnyBuffer::Flows(f) => f.metrics(out),
             AnyBuffer::Classes(c) => c.metrics(out),
+            AnyBuffer::Dual(d) => d.q.metrics(now, out),
         }
     }
 
@@ -215,12 +292,15 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(_) => vec![],
             AnyBuffer::Classes(c) => c.tables(),
+            AnyBuffer::Dual(d) => d.tables(),
         }
     }
 
     pub fn restart_measurement(&mut self) {
-        if let AnyBuffer::Classes(c) = self {
-            c.restart_measurement();
+        match self {
+            AnyBuffer::Flows(_) => {}
+            AnyBuffer::Classes(c) => c.restart_measurement(),
+            AnyBuffer::Dual(d) => d.counters = Default::default(),
         }
     }
 
@@ -228,6 +308,7 @@ impl AnyBuffer {
         match self {
             AnyBuffer::Flows(f) => Box::new(f.waiting().copied()),
             AnyBuffer::Classes(c) => Box::new(c.waiting(pkts)),
+            AnyBuffer::Dual(d) => Box::new(d.q.waiting()),
         }
     }
 }

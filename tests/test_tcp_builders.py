@@ -152,7 +152,9 @@ def test_prague_builder_emits_its_table_and_runs_through_a_one_ms_step():
     ]
     # Two Prague flows, RTT 44 ms, 10 Mb/s (C·RTT = 55 packets of 1000 B), through CoDel's
     # 1 ms step (K = 1.25 packets): DCTCP's analysis (N = 2) puts the peak queue at
-    # K + N = 3.25 packets and the link 97.6% busy; marks, no drop.
+    # K + N = 3.25 packets and the link 97.6% busy, less here where the 20 s include slow
+    # start from an idle link; marks, no drop (measured: 5520 marks, mean queue 0.64,
+    # utilisation 0.941).
     s = scenario(flows, duration="20s")
     s["links"][0]["queue"] = sc.queue(limit_pkts=200, aqm=sc.codel(ecn=True, ce_threshold="1ms"))
     r = aqmlab.run(s)

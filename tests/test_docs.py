@@ -214,8 +214,8 @@ def _in_network(key: str, table: dict) -> dict:
     s = _network()
     if group == "repeat":
         s["repeat"] = []
-    if group == "congestion":  # a TCP flow's table (ECN-capable: DCTCP requires it)
-        s["flows"] = [{**FLOW, "type": "tcp", "ecn": True}]
+    if group == "congestion":  # a TCP flow's table (ECN-capable: DCTCP requires it; ECT(1): Prague)
+        s["flows"] = [{**FLOW, "type": "tcp", "ecn": True, "ect": "ect1"}]
     return _put(s, TABLE_PATHS[group], table)
 
 

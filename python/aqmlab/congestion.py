@@ -49,4 +49,34 @@ def bbr(**fields: Any) -> dict[str, Any]:
     return _opt({"type": "bbr"}, **fields)
 
 
-__all__ = ["bbr", "cubic", "dctcp", "reno"]
+def prague(
+    *,
+    g: float | None = None,
+    alpha_mode: str | None = None,
+    rtt_scaling: str | None = None,
+    rtt_target: str | None = None,
+    rtt_transition: int | None = None,
+    pacing_ss_ratio: float | None = None,
+    pacing_ca_ratio: float | None = None,
+    classic_ecn_fallback: str | None = None,
+) -> dict[str, Any]:
+    """TCP Prague (draft-briscoe-iccrg-prague-congestion-control, Linux L4STeam
+    ``tcp_prague.c``) as a TCP flow's controller; the flow needs ``ecn=True`` and
+    ``ect="ect1"``, always paces and sends every packet ECT(1). Defaults (Linux's): g 1/16,
+    alpha_mode "halve_at_first_mark", rtt_scaling "rate" below rtt_target "25ms" after
+    rtt_transition 4 rounds, pacing ratios 2 and 1, classic_ecn_fallback "off"
+    (docs/congestion/prague.md)."""
+    return _opt(
+        {"type": "prague"},
+        g=g,
+        alpha_mode=alpha_mode,
+        rtt_scaling=rtt_scaling,
+        rtt_target=rtt_target,
+        rtt_transition=rtt_transition,
+        pacing_ss_ratio=pacing_ss_ratio,
+        pacing_ca_ratio=pacing_ca_ratio,
+        classic_ecn_fallback=classic_ecn_fallback,
+    )
+
+
+__all__ = ["bbr", "cubic", "dctcp", "prague", "reno"]

@@ -19,7 +19,7 @@ import tomli_w
 
 from aqmlab import _core
 from aqmlab._fields import opt as _opt
-from aqmlab.congestion import bbr, cubic, dctcp, reno  # re-exported: sc.cubic()
+from aqmlab.congestion import bbr, cubic, dctcp, prague, reno  # re-exported: sc.cubic()
 
 SCHEMA_VERSION: int = _core.SCHEMA_VERSION
 
@@ -592,9 +592,8 @@ def tcp(
     pacing: bool | None = None,
 ) -> dict[str, Any]:
     """A TCP connection: bulk (unlimited) unless ``bytes`` makes it a finite transfer;
-    ``congestion`` its controller (:func:`reno`, the default, :func:`cubic`,
-    :func:`dctcp` or :func:`bbr`); ``pacing`` at Linux's default rate for Reno and CUBIC
-    (BBR always paces).
+    ``congestion`` its controller (:func:`reno`, the default, :func:`cubic`, :func:`dctcp`,
+    :func:`bbr` or :func:`prague`); ``pacing`` at Linux's default rate (BBR and Prague always pace).
 
     Every field, its allowed values and its default (ns-2's for timers and windows) are in
     docs/scenarios.md (`tcp`); each choice between the RFCs and ns-2 is in docs/tcp.md."""
@@ -881,6 +880,7 @@ __all__ = [
     "pi",
     "pie",
     "poisson",
+    "prague",
     "psand",
     "queue",
     "random_sessions",

@@ -3,7 +3,8 @@
 //! invalid_scenarios.rs), the canonical echo round-tripping the table, and CUBIC (RFC 9438)
 //! end to end on a dumbbell: it fills the link, and its window is not Reno's (a reduction
 //! to β = 0.7 and concave growth back towards W_max); DCTCP (RFC 8257) with its receiver's
-//! echo and RED as a step marker.
+//! echo and RED as a step marker; Prague (draft-briscoe-iccrg-prague-congestion-control)
+//! through CoDel's 1 ms CE threshold.
 
 mod common;
 
@@ -117,6 +118,26 @@ const CASES: &[(&str, &str, &str, &str, &str, &str)] = &[
         "flows[0].congestion.initial_alpha", "-0.1", "must be in [0, 1]"),
     ("dctcp unknown field", "ecn = true\ncongestion = { type = \"dctcp\", k = 40 }", "",
         "flows[0].congestion.k", "", "unknown field `k`, expected `g` or `initial_alpha`"),
+    ("prague without ecn", r#"congestion = { type = "prague" }"#, "",
+        "flows[0].ecn", "false", "congestion type = \"prague\" needs ecn = true and ect = \"ect1\""),
+    ("prague without ect", "ecn = true\ncongestion = { type = \"prague\" }", "",
+        "flows[0].ect", "", "congestion type = \"prague\" needs ect = \"ect1\""),
+    ("prague with ect0", "ecn = true\nect = \"ect0\"\ncongestion = { type = \"prague\" }", "",
+        "flows[0].ect", "\"ect0\"", "congestion type = \"prague\" needs ect = \"ect1\""),
+    ("prague unpaced", "ecn = true\nect = \"ect1\"\npacing = false\ncongestion = { type = \"prague\" }", "",
+        "flows[0].pacing", "false", "Prague always paces"),
+    ("prague ecn_retransmits false", "ecn = true\nect = \"ect1\"\necn_retransmits = false\ncongestion = { type = \"prague\" }", "",
+        "flows[0].ecn_retransmits", "false", "Prague sends every segment ECT(1)"),
+    ("prague g zero", "ecn = true\nect = \"ect1\"\ncongestion = { type = \"prague\", g = 0.0 }", "",
+        "flows[0].congestion.g", "0", "must be in (0, 1]"),
+    ("prague rtt_target zero", "ecn = true\nect = \"ect1\"\ncongestion = { type = \"prague\", rtt_target = \"0ms\" }", "",
+        "flows[0].congestion.rtt_target", "\"0ns\"", "must be > 0"),
+    ("prague pacing ratio zero", "ecn = true\nect = \"ect1\"\ncongestion = { type = \"prague\", pacing_ca_ratio = 0.0 }", "",
+        "flows[0].congestion.pacing_ca_ratio", "0", "must be in (0, 10]"),
+    ("prague rtt scaling unknown", "ecn = true\nect = \"ect1\"\ncongestion = { type = \"prague\", rtt_scaling = \"scalable\" }", "",
+        "flows[0].congestion.rtt_scaling", "", "unknown variant `scalable`, expected `none` or `rate`"),
+    ("prague fallback unknown", "ecn = true\nect = \"ect1\"\ncongestion = { type = \"prague\", classic_ecn_fallback = true }", "",
+        "flows[0].congestion.classic_ecn_fallback", "", "invalid type"),
     ("congestion on a cbr flow", "", r#"congestion = { type = "cubic" }"#,
         "flows[1].congestion", "", "not a field of type = \"cbr\""),
 ];
@@ -150,6 +171,7 @@ fn valid_congestion_tables_load_and_echo_round_trips() {
         r#"congestion = { type = "cubic", hystart = true }"#,
         r#"congestion = { type = "cubic", reno_friendly_alpha = "rfc8312" }"#,
         "ecn = true\ncongestion = { type = \"dctcp\", g = 0.125 }",
+        "ecn = true\nect = \"ect1\"\ncongestion = { type = \"prague\", rtt_scaling = \"none\" }",
     ] {
         let s = load(&with(tcp, "")).unwrap_or_else(|e| panic!("{tcp}: {e}"));
         let echo = s.to_toml();
@@ -165,6 +187,21 @@ fn valid_congestion_tables_load_and_echo_round_trips() {
                     "c = 0.4"
                 };
                 assert!(echo.contains(c), "{echo}");
+            }
+            t if t.contains("prague") => {
+                // The given field kept, the defaults written out (Linux L4STeam's).
+                for field in [
+                    "rtt_scaling = \"none\"",
+                    "g = 0.0625",
+                    "alpha_mode = \"halve_at_first_mark\"",
+                    "rtt_target = \"25ms\"",
+                    "rtt_transition = 4",
+                    "pacing_ss_ratio = 2.0",
+                    "pacing_ca_ratio = 1.0",
+                    "classic_ecn_fallback = \"off\"",
+                ] {
+                    assert!(echo.contains(field), "{field}:\n{echo}");
+                }
             }
             t if t.contains("dctcp") => {
                 // α's initial value written out (RFC 8257: 1).
@@ -541,4 +578,150 @@ fn hystart_leaves_slow_start_before_the_buffer_overflows() {
     );
     assert!(phase[i..].iter().all(|&p| p == 2.0));
     assert!(ssthresh[i..].iter().all(|&s| s == ssthresh[i]));
+}
+
+// ---------------------------------------------------------------------------------------
+// Prague through a shallow step end to end
+// ---------------------------------------------------------------------------------------
+
+/// One bulk Prague flow (ECT(1), SACK, packets of 1500 B) over 40 Mb/s with a base RTT of
+/// 2·(1 + 14) ms + 0.3 ms of serialisation = 30.3 ms, through CoDel marking every ECT packet
+/// whose sojourn exceeds 1 ms (`ce_threshold`, the L4S step of Linux's fq_codel and
+/// DualPI2), with a buffer of 1000 packets.
+///
+/// Expected, from DCTCP's analysis (Alizadeh et al. 2010 §3.3, N = 1) before the run:
+/// C = 3333.3 packets/s, C·RTT = 101 packets, the step K = 1 ms·C = 3.33 packets, so
+/// W* = C·RTT + K = 104.3, α ≈ √(2/W*) = 0.139 and the cut A = (W* + 1)·α/2 = 7.3 packets
+/// from a peak queue Q_max = K + N = 4.33. The RTT is above Prague's 25 ms target, so it
+/// grows by one segment per round as DCTCP (the RTT scaling is 1), and unlike DCTCP it
+/// also grows in the round after a cut, which the analysis (growth 1/RTT throughout)
+/// assumes anyway. The window then falls to W* + 1 − A = 98.0, 3 packets below C·RTT: the
+/// link idles until it has grown back, 3 rounds of a 7.3-round cycle at a mean deficit of
+/// 1.5 packets, 1.5·3/(7.3·101) = 0.6% of the capacity: utilisation 0.994. Asserted:
+/// utilisation ≥ 0.97 (the analysis' 0.994 less 2.4% for what it leaves out: pacing, CoDel
+/// marking at dequeue, α measured a round late); the queue at most Q_max on average
+/// (4.33 packets; the model's mean is about 1.3: 0 for 3 rounds, then a ramp to 4.33) and
+/// the 99th percentile of the sojourn below 2 ms (Q_max is 1.3 ms, plus two packets of
+/// 0.3 ms for the discreteness of arrivals and of the marking); marks but no drop, no
+/// retransmission and no timeout after the 5 s warm-up, slow start included in the run
+/// (its overshoot, about one window, fits the 1000-packet buffer). α, traced, averaged over
+/// the last 15 s: within 15% of the analysis' 0.139 (the tolerance of
+/// tests/tcp_validation/dctcp.rs; this assertion was added after the first run, which
+/// measured: utilisation 0.9902, mean queue 1.14 packets, p99 sojourn 1.237 ms, 11 660 marks
+/// and 110 reductions (one per 7.6 rounds, the analysis' cycle 7.3), no drop, α 0.141).
+fn prague_through_a_step(congestion: &str) -> aqmlab_core::sim::RunResults {
+    let mut s = common::dumbbell(
+        "duration = \"30s\"\nwarmup = \"5s\"\nseed = 1\nsample_interval = \"10ms\"",
+        "40Mbps",
+        "14ms",
+        "{ limit_pkts = 1000, aqm = { type = \"codel\", ecn = true, ce_threshold = \"1ms\" } }",
+    );
+    s.sender("s0", "1ms", 100_000).toml(&format!(
+        "[[flows]]\nname = \"f0\"\ntype = \"tcp\"\nsrc = \"s0\"\ndst = \"dst\"\n\
+         packet_size = 1500\necn = true\nect = \"ect1\"\nvariant = \"sack\"\ntrace = true\n\
+         congestion = {congestion}\n"
+    ));
+    run(&s.text())
+}
+
+#[test]
+fn prague_keeps_a_shallow_step_queue_short_and_the_link_full() {
+    if common::skip_in_debug("prague_keeps_a_shallow_step_queue_short_and_the_link_full") {
+        return;
+    }
+    let r = prague_through_a_step("{ type = \"prague\" }");
+    let q = queue(&r, "r->dst");
+    let f = &r.flows[0];
+    let alpha = flow_series(&r, "f0", "alpha");
+    let tail = &alpha[alpha.len() / 2..];
+    println!(
+        "Prague: utilisation {:.4}, mean queue {:.2} pkts (max {}), sojourn mean {:.3} ms \
+         p99 {:.3} ms, marks {:?}, drops {:?}; flow: ecn reactions {}, retransmits {}, \
+         timeouts {}, goodput {:.2} Mb/s; mean alpha over the last 15 s {:.3}",
+        q.utilization,
+        q.mean_queue_pkts,
+        q.max_queue_pkts,
+        q.mean_sojourn_s * 1e3,
+        q.p99_sojourn_s * 1e3,
+        q.marked,
+        q.dropped,
+        f.ecn_reactions,
+        f.retransmits,
+        f.timeouts,
+        f.goodput_bps / 1e6,
+        tail.iter().sum::<f64>() / tail.len() as f64
+    );
+    assert!(q.utilization >= 0.97, "utilisation {}", q.utilization);
+    let mean_alpha = tail.iter().sum::<f64>() / tail.len() as f64;
+    assert!(
+        (mean_alpha / 0.139 - 1.0).abs() < 0.15,
+        "alpha {mean_alpha} against the analysis' 0.139"
+    );
+    assert!(
+        q.mean_queue_pkts <= 4.33,
+        "mean queue {}",
+        q.mean_queue_pkts
+    );
+    assert!(q.p99_sojourn_s < 2e-3, "p99 sojourn {} s", q.p99_sojourn_s);
+    assert!(
+        q.marked.iter().sum::<u64>() > 0 && f.ecn_reactions > 0,
+        "{q:?}"
+    );
+    assert_eq!(q.dropped.iter().sum::<u64>(), 0, "{q:?}");
+    assert_eq!(
+        (f.dropped_pkts, f.retransmits, f.timeouts),
+        (0, 0, 0),
+        "{f:?}"
+    );
+}
+
+/// Two Prague flows through the same 1 ms step, base RTTs 5 ms and 20 ms (access delays
+/// 1.5 and 9 ms, bottleneck 1 ms), 40 Mb/s, 60 s after a 10 s warm-up. With cuts in step
+/// and each flow's α·(cuts per second) alike, a flow's rate settles where its rate growth
+/// balances its cuts: rate_i ∝ (growth of cwnd/RTT per second) = s_i/RTT_i². Unscaled
+/// (s = 1) that is 1/RTT²: the 5 ms flow 16 times the 20 ms flow's rate (less where it
+/// takes the link); with "rate" s_i = (RTT_i/25 ms)² and both grow as at 25 ms: ratio 1.
+/// Asserted: without scaling a ratio above 4 (a strong RTT bias), with it within a factor
+/// of 2 of equal rates; both fill the link (≥ 0.97, as the one-flow case). These bounds
+/// were set after an exploratory run of the same scenario, which measured: none
+/// 34.98 against 4.93 Mb/s (7.09), rate 25.21 against 14.80 (1.70). The remaining bias
+/// comes from the step's on/off marking, which the short flow's quicker cut escapes (the
+/// reason Linux v0.7 dithers its pacing rate by ±3%, not modelled), and from the window's
+/// rounding down where Linux rounds its fractional window up (docs/congestion/prague.md).
+#[test]
+fn prague_rtt_scaling_narrows_the_rate_gap_between_rtts() {
+    if common::skip_in_debug("prague_rtt_scaling_narrows_the_rate_gap_between_rtts") {
+        return;
+    }
+    let ratio = |scaling: &str| {
+        let mut s = common::dumbbell(
+            "duration = \"60s\"\nwarmup = \"10s\"\nseed = 1",
+            "40Mbps",
+            "1ms",
+            "{ limit_pkts = 1000, aqm = { type = \"codel\", ecn = true, ce_threshold = \"1ms\" } }",
+        );
+        s.sender("s0", "1500us", 100_000)
+            .sender("s1", "9ms", 100_000);
+        for (i, src) in ["s0", "s1"].iter().enumerate() {
+            s.toml(&format!(
+                "[[flows]]\nname = \"f{i}\"\ntype = \"tcp\"\nsrc = \"{src}\"\ndst = \"dst\"\n\
+                 packet_size = 1500\necn = true\nect = \"ect1\"\nvariant = \"sack\"\n\
+                 congestion = {{ type = \"prague\", rtt_scaling = \"{scaling}\" }}\n"
+            ));
+        }
+        let r = run(&s.text());
+        let (short, long) = (r.flows[0].goodput_bps, r.flows[1].goodput_bps);
+        let util = queue(&r, "r->dst").utilization;
+        println!(
+            "{scaling}: 5 ms {:.2} Mb/s, 20 ms {:.2} Mb/s, ratio {:.2}, utilisation {util:.4}",
+            short / 1e6,
+            long / 1e6,
+            short / long
+        );
+        assert!(util >= 0.97, "{scaling}: utilisation {util}");
+        short / long
+    };
+    let (none, rate) = (ratio("none"), ratio("rate"));
+    assert!(none > 4.0, "unscaled ratio {none}");
+    assert!((0.5..=2.0).contains(&rate), "scaled ratio {rate}");
 }

@@ -136,6 +136,14 @@ impl Ect {
             Ect::Ect1 => "ect1",
         }
     }
+
+    /// The packets' codepoint.
+    pub fn codepoint(self) -> Ecn {
+        match self {
+            Ect::Ect0 => Ecn::Ect0,
+            Ect::Ect1 => Ecn::Ect1,
+        }
+    }
 }
 
 impl FlowSpec {
@@ -388,7 +396,7 @@ impl FlowSpec {
         let kind = self.kind().name();
         let packet_size = self.packet_size;
         let rate = match &self.traffic {
-            Traffic::Tcp(t) => return t.check(self.ecn, p, pr),
+            Traffic::Tcp(t) => return t.check(self.ecn, self.ect.map(Ect::codepoint), p, pr),
             Traffic::Cbr(f) => f.rate,
             Traffic::Poisson(f) => f.rate,
             Traffic::Onoff(f) => f.rate,

@@ -2,6 +2,7 @@
 //! recovery, timer and ECN options, its congestion controller, and their checks.
 
 use crate::check::{Problems, MAX_PACKET};
+use crate::packet::Ecn;
 use crate::tcp::congestion::CongestionSpec;
 // The TCP fields' enums are the engine's own (`tcp::options`, `tcp::rtt`,
 // `tcp::congestion::reno`): a scenario's value is the sender's, mapped by nothing.
@@ -78,7 +79,8 @@ pub struct TcpSpec {
     /// The congestion controller, a table tagged by `type` (the registry in
     /// `tcp::congestion`): `{ type = "reno" }` (the default when absent) or
     /// `{ type = "cubic", c, beta, fast_convergence }` (RFC 9438) or
-    /// `{ type = "dctcp", g, initial_alpha }` (RFC 8257; needs `ecn = true`).
+    /// `{ type = "dctcp", g, initial_alpha }` (RFC 8257; needs `ecn = true`) or
+    /// `{ type = "prague", ... }` (needs `ecn = true` and `ect = "ect1"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub congestion: Option<CongestionSpec>,
     /// Pace the segments (`tcp::pacing`): at the controller's rate, or at Linux's default
@@ -132,8 +134,9 @@ impl TcpSpec {
         "pacing",
     ];
 
-    /// `ecn` is the flow's (every flow type has it; the TCP options depending on it are here).
-    pub(crate) fn check(&self, ecn: bool, p: &str, pr: &mut Problems) {
+    /// `ecn` and `ect` are the flow's (every flow type has them; the TCP options depending
+    /// on them are here): `ect` the codepoint the flow names, None when it names none.
+    pub(crate) fn check(&self, ecn: bool, ect: Option<Ecn>, p: &str, pr: &mut Problems) {
         let f = self;
         use tcp_defaults as d;
         if let Some(b) = f.bytes {
@@ -230,6 +233,7 @@ impl TcpSpec {
         if let Some(cc) = &f.congestion {
             cc.validate(&format!("{p}.congestion"), pr);
             check_bbr(f, cc, p, pr);
+            check_prague(f, cc, (ecn, ect), p, pr);
             // `halving` and `ecn_backoff` are Reno's (ns-2's) too, but a profile fills them
             // in for every TCP flow: CUBIC does not read them.
             if cc.kind() == "dctcp" && f.ecn_retransmits == Some(false) {
@@ -300,6 +304,52 @@ fn check_bbr(f: &TcpSpec, cc: &CongestionSpec, p: &str, pr: &mut Problems) {
             format!("\"{r}\""),
             "BBR sets the window in recovery itself (congestion type = \"bbr\"): \
              recovery must be \"classic\"",
+        );
+    }
+}
+
+/// What Prague needs of its flow, required rather than implied (RFC 9331 §4.1-4.2 and the
+/// Prague draft): ECN with the L4S codepoint ECT(1) on every packet, retransmissions
+/// included, and pacing.
+fn check_prague(
+    f: &TcpSpec,
+    cc: &CongestionSpec,
+    (ecn, ect): (bool, Option<Ecn>),
+    p: &str,
+    pr: &mut Problems,
+) {
+    if cc.kind() != "prague" {
+        return;
+    }
+    if !ecn {
+        pr.err(
+            format!("{p}.ecn"),
+            "false",
+            "congestion type = \"prague\" needs ecn = true and ect = \"ect1\" (RFC 9331 §4.1: \
+             an L4S sender sends ECT(1); Prague reacts to the extent of CE marking)",
+        );
+    } else if ect != Some(Ecn::Ect1) {
+        pr.err(
+            format!("{p}.ect"),
+            if ect.is_some() { "\"ect0\"" } else { "" },
+            "congestion type = \"prague\" needs ect = \"ect1\" (RFC 9331 §4.1: an L4S sender \
+             identifies its packets with ECT(1))",
+        );
+    }
+    if f.ecn_retransmits == Some(false) {
+        pr.err(
+            format!("{p}.ecn_retransmits"),
+            "false",
+            "Prague sends every segment ECT(1), retransmissions included (RFC 9331 §4.1, \
+             Linux); omit it or set true",
+        );
+    }
+    if f.pacing == Some(false) {
+        pr.err(
+            format!("{p}.pacing"),
+            false,
+            "Prague always paces (congestion type = \"prague\"): remove the field or set it \
+             true",
         );
     }
 }

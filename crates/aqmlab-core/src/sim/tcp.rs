@@ -220,9 +220,14 @@ pub(super) fn tcp_state(spec: &FlowSpec, f: &TcpSpec, seed: u64, run: u64) -> Tc
     let congestion = f.congestion.clone().unwrap_or_default();
     let reno = matches!(congestion, CongestionSpec::Reno(_));
     let dctcp = matches!(congestion, CongestionSpec::Dctcp(_));
-    let echo = match congestion {
-        CongestionSpec::Dctcp(_) => Echo::Dctcp,
-        _ => Echo::Rfc3168,
+    let prague = matches!(congestion, CongestionSpec::Prague(_));
+    // Per-segment CE feedback (RFC 8257 §3.2's echo; for Prague it stands in for AccECN)
+    // and ECN-capable retransmissions and pure ACKs (Linux's DCTCP, Prague's ECN++).
+    let ecn_everywhere = dctcp || prague;
+    let echo = if ecn_everywhere {
+        Echo::Dctcp
+    } else {
+        Echo::Rfc3168
     };
     let cfg = SenderConfig {
         variant: f.variant.unwrap_or(Variant::NewReno),
@@ -255,7 +260,8 @@ pub(super) fn tcp_state(spec: &FlowSpec, f: &TcpSpec, seed: u64, run: u64) -> Tc
             }
         },
         segments: f.bytes.map(|b| b.0.div_ceil(seg)),
-        pacing: f.pacing == Some(true),
+        // Prague always paces (its rate once there is an RTT sample).
+        pacing: f.pacing == Some(true) || prague,
         segment_bytes: seg as u32,
         // The controller's own stream (BBR's ProbeBW phases), derived from the flow's name.
         congestion_seed: match &congestion {
@@ -276,9 +282,10 @@ pub(super) fn tcp_state(spec: &FlowSpec, f: &TcpSpec, seed: u64, run: u64) -> Tc
         ecn: spec.ecn,
         ect: spec.codepoint(),
         // Linux sends every segment of a DCTCP socket ECT(0), retransmissions and pure
-        // ACKs too (`tcp_ecn_send`: no `INET_ECN_dontxmit` when `tcp_ca_needs_ecn`).
-        ecn_retransmits: spec.ecn && (f.ecn_retransmits == Some(true) || dctcp),
-        ect_acks: dctcp,
+        // ACKs too (`tcp_ecn_send`: no `INET_ECN_dontxmit` when `tcp_ca_needs_ecn`), and
+        // Prague's ECT(1) (RFC 9331 §4.1, ECN++).
+        ecn_retransmits: spec.ecn && (f.ecn_retransmits == Some(true) || ecn_everywhere),
+        ect_acks: ecn_everywhere,
         ack_size: f.ack_size.map_or(d::ACK_SIZE, |x| x.0) as u32,
         start: spec.start.0,
         stats_at_warmup: SenderStats::default(),

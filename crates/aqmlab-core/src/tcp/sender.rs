@@ -527,6 +527,7 @@ impl Sender {
                 una: ack.ack,
                 high: self.maxseq,
                 rtt,
+                now,
             });
         }
         // ECN: react at most once per window of data, and not during loss recovery.

@@ -603,6 +603,7 @@ mod tests {
                     una,
                     high,
                     rtt: Some(at(rtt as f64 / 1000.0)),
+                    now,
                 });
                 let before = cwnd;
                 cwnd = c.on_ack(cwnd, ssthresh, &ack(now, 0.05));

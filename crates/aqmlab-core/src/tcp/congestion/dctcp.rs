@@ -194,6 +194,7 @@ mod tests {
             una,
             high,
             rtt: None,
+            now: 0,
         }
     }
     const ACK: Acked = super::super::TEST_ACK;

@@ -217,6 +217,7 @@ mod tests {
                     una: self.una,
                     high: self.high,
                     rtt: Some(rtt * MS),
+                    now: 0,
                 });
                 if self.h.take_exit() {
                     return self.h.phase();
@@ -266,6 +267,7 @@ mod tests {
             una,
             high,
             rtt: Some(rtt * MS),
+            now: 0,
         };
         for una in 1..=10 {
             h.on_delivery(&ack(una, 10, 40));

@@ -28,6 +28,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
+pub mod prague;
 pub mod reno;
 
 use super::delivery::RateSample;
@@ -36,6 +37,7 @@ use crate::units::Time;
 pub use bbr::{Bbr, BbrConfig, BbrSpec};
 pub use cubic::{Cubic, CubicConfig, CubicSpec, RenoFriendlyAlpha};
 pub use dctcp::{Dctcp, DctcpSpec};
+pub use prague::{Prague, PragueSpec};
 pub use reno::{DupackResponse, Halving, Reno, RenoConfig};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -82,6 +84,9 @@ pub struct Delivery {
     /// The RTT of the newest segment this ACK acknowledges, only for a controller that
     /// `wants_ack_rtt`; None when any segment it acknowledges was retransmitted (Karn).
     pub rtt: Option<Time>,
+    /// When the ACK arrived (Prague's observation windows and reductions last at least its
+    /// RTT target).
+    pub now: Time,
 }
 
 /// Why the window is reduced.
@@ -309,4 +314,5 @@ registry! {
     "cubic" => Cubic(CubicSpec, Cubic),
     "dctcp" => Dctcp(DctcpSpec, Dctcp),
     "bbr" => Bbr(BbrSpec, Box<Bbr>),
+    "prague" => Prague(PragueSpec, Prague),
 }

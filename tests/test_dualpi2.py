@@ -55,12 +55,13 @@ def test_classic_flows_alone_hold_the_classic_queue_at_the_15ms_target(cc):
     assert res.queues.set_index("name").loc[BOTTLENECK, "utilization"] > 0.98
 
 
-def test_scalable_flows_alone_stay_at_the_l_step_and_fill_the_link():
-    # DCTCP sending ECT(1) (RFC 9331's identifier) stands for a scalable sender: its
-    # packets are marked above the 1 ms step, so the L queue's p99 sojourn stays within a
-    # few ms of it (≤ 3 ms: the step plus the one-RTT reaction, at most a window's worth
-    # of marked packets more), and a shallow step still keeps the link busy (≥ 95%).
-    res = aqmlab.run(dumbbell(bf.dualpi2(), [(sc.dctcp(), "ect1")] * 2))
+@pytest.mark.parametrize("cc", [sc.prague(), sc.dctcp()], ids=["prague", "dctcp"])
+def test_scalable_flows_alone_stay_at_the_l_step_and_fill_the_link(cc):
+    # TCP Prague (and DCTCP) sending ECT(1), RFC 9331's identifier: marked above the 1 ms
+    # step, so the L queue's p99 sojourn stays within a few ms of it (≤ 3 ms: the step plus
+    # the one-RTT reaction, at most a window's worth of marked packets more), and a
+    # shallow step still keeps the link busy (≥ 95%).
+    res = aqmlab.run(dumbbell(bf.dualpi2(), [(cc, "ect1")] * 2))
     lq = _sub(res, "L")
     assert _sub(res, "C")["arrivals"] == 0
     assert lq["dropped"] == 0 and lq["marked"] > 0

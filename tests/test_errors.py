@@ -181,7 +181,7 @@ def test_a_mistyped_reproduction_name_is_one_line_with_a_suggestion():
     assert done.returncode == 2
     assert done.stderr.strip() == (
         "error: unknown reproduction 'remm'; did you mean 'rem'? "
-        "(registered: bio, cioq, mm1k, psand, rem, tcp_dumbbell, urio)"
+        "(registered: bio, cioq, l4s, mm1k, psand, rem, tcp_dumbbell, urio)"
     )
 
 

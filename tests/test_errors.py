@@ -3,6 +3,7 @@ panic surfaces as an exception; bad input writes nothing. The full table of inva
 (40+) is in crates/aqmlab-core/tests/invalid_scenarios.rs; these check the Python side."""
 
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -216,3 +217,19 @@ def test_a_binary_file_is_named_and_not_decoded(tmp_path):
         assert done.stderr.strip() == (
             f"error: {garbage} is not a text file (not valid UTF-8 at byte 19)"
         ), done.stderr
+
+
+def test_validate_canonical_writes_only_toml_to_stdout_and_run_names_what_it_wrote(tmp_path):
+    import tomllib
+
+    scen = Path(__file__).resolve().parent.parent / "scenarios" / "example.toml"
+    done = _cli("validate", str(scen), "--canonical")
+    assert done.returncode == 0
+    assert tomllib.loads(done.stdout)["schema_version"] == 1  # `> c.toml` is valid TOML
+    assert done.stderr.startswith(f"{scen}: valid (8 nodes")
+    done = _cli("run", str(scen), "--out", str(tmp_path / "r"), "--no-plot", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("(summary.json, scenario.toml, tables)")
+    # No flow is traced in the example: no empty flow_timeseries table is written.
+    assert not (tmp_path / "r" / "flow_timeseries.csv").exists()
+    assert (tmp_path / "r" / "queues.csv").is_file()

@@ -116,3 +116,14 @@ def test_the_built_in_bar_says_when_runs_are_reused(tmp_path, capsys):
     aqmlab.sweep(b, grid, runs=1, workers=1, db=tmp_path / "x.db", progress=False)
     aqmlab.sweep(b, grid, runs=2, workers=1, db=tmp_path / "x.db", progress=True)
     assert f"reusing 2 of 4 runs from {tmp_path / 'x.db'}" in capsys.readouterr().err
+
+
+def test_a_sweep_with_every_run_stored_shows_no_empty_bar(tmp_path, capsys):
+    grid = {"links[3].queue.limit_pkts": [10, 20]}
+    b = aqmlab.scenario.example(duration="1s", warmup="0s")
+    aqmlab.sweep(b, grid, runs=1, workers=1, db=tmp_path / "x.db", progress=False)
+    capsys.readouterr()
+    aqmlab.sweep(b, grid, runs=1, workers=1, db=tmp_path / "x.db", progress=True)
+    err = capsys.readouterr().err
+    assert f"reusing 2 of 2 runs from {tmp_path / 'x.db'}" in err
+    assert "0/0" not in err and "ETA" not in err

@@ -1,6 +1,7 @@
 """aqmlab reproduce: the registry, computed claims, and the reports."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -56,7 +57,7 @@ def test_a_claim_that_does_not_hold_is_reported_as_such(tmp_path):
 def test_reproduce_mm1k_quick_computes_its_claims(tmp_path, capsys):
     assert main(["reproduce", "mm1k", "--quick", "--out", str(tmp_path), "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "mm1k: 8 of 8 claims hold" in out
+    assert "mm1k (quick): 8 of 8 claims hold" in out
     md = (tmp_path / "mm1k" / "report.md").read_text()
     assert "P_K = 0.023493" in md and "mm1k_L.png" in md
     assert (tmp_path / "mm1k" / "mm1k_L.png").stat().st_size > 0
@@ -107,7 +108,7 @@ def test_paper_reproductions_run_end_to_end_at_quick_size(
     size (its queue near b* with dropping, and ECN's loss below DropTail's)."""
     assert main(["reproduce", name, "--quick", "--out", str(tmp_path), "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert f"of {n_claims} claims hold" in out
+    assert f"of {n_claims} claims" in out
     md = (tmp_path / name / "report.md").read_text()
     assert "could not be checked" not in md
     for f in figures:
@@ -301,3 +302,24 @@ def test_rem_droptail_replications_differ_by_their_drawn_starts_and_repeat_by_se
             for i in range(40)
         ]
         assert all(0.0 <= x < rem.START_WINDOW for x in offsets)
+
+
+def test_a_quick_summary_line_says_what_it_judged_and_what_waits_for_full_size():
+    from aqmlab.reproduce import Outcome
+
+    p = Path("r/bio/report.md")
+    assert Outcome(13, 20, p, True, 20, 13).line("bio") == (
+        "bio (quick): 0 of 20 claims judged; 13 of the 20 look as the paper at this "
+        "size; run `aqmlab reproduce bio` to judge them; report r/bio/report.md (and report.html)"
+    )
+    assert (
+        Outcome(16, 29, p, True, 20, 12)
+        .line("psand")
+        .startswith(
+            "psand (quick): 9 of 29 claims judged, 4 of them hold; 12 of the 20 others look"
+        )
+    )
+    assert Outcome(8, 8, p, True).line("mm1k").startswith("mm1k (quick): 8 of 8 claims hold;")
+    assert Outcome(8, 8, p).line("mm1k").startswith("mm1k: 8 of 8 claims hold;")
+    held, total, path = Outcome(1, 2, p, True, 1, 0)
+    assert (held, total, path) == (1, 2, p)

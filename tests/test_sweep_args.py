@@ -258,3 +258,19 @@ def test_a_bad_per_run_is_refused_before_anything_runs(tmp_path, per_run, messag
     with pytest.raises(SweepArgumentError) as e:
         aqmlab.sweep(base("1s"), AXIS, workers=1, progress=False, db=db, per_run=per_run)
     assert str(e.value) == message
+
+
+def test_a_cluster_address_with_no_scheduler_is_one_line_and_exit_status_5(tmp_path, capsys):
+    import dask
+
+    from aqmlab.cli import main
+
+    sweep_file = Path(__file__).resolve().parent.parent / "scenarios/sweeps/example_buffer.toml"
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        rc = main(["sweep", str(sweep_file), "--cluster", "tcp://127.0.0.1:9",
+                   "--db", str(tmp_path / "s.db"), "--no-progress"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 5
+    (line,) = [x for x in err.splitlines() if x.startswith("error:")]
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in line
+    assert "Traceback" not in err

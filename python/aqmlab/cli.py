@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from aqmlab import _core
-from aqmlab.pool import SweepInterrupted
+from aqmlab.pool import ClusterUnreachable, SweepInterrupted
 from aqmlab.scenario import as_toml, example, to_toml
 from aqmlab.store import StoreError
 
@@ -23,7 +23,8 @@ EPILOG = """examples:
 
 Scenario reference: docs/scenarios.md. Exit status: 0 ok, 1 some sweep runs failed,
 2 invalid input (or not runnable in ns-2.35), 3 engine error or out of memory,
-4 ns-2.35 not installed, 130 Ctrl-C, 143 SIGTERM (rerun to resume).
+4 ns-2.35 not installed, 5 no Dask scheduler at --cluster, 130 Ctrl-C, 143 SIGTERM
+(rerun to resume).
 """
 
 
@@ -66,7 +67,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     res = run(sc, progress=sys.stderr.isatty() and not args.no_progress)
     written = res.write(args.out, plot=not args.no_plot)
     _print_summary(res)
-    print(f"wrote {len(written)} files to {args.out}/ (summary.json, tables, plot)")
+    what = "summary.json, scenario.toml, tables" + ("" if args.no_plot else ", queue_length.png")
+    print(f"wrote {len(written)} files to {args.out}/ ({what})")
     return 0
 
 
@@ -74,9 +76,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from aqmlab.runner import canonical
 
     c = canonical(args.file)
+    # With --canonical, stdout is the canonical TOML alone (`> c.toml` must be valid TOML):
+    # the status line goes to stderr then.
     print(
         f"{args.file}: valid ({len(c.get('nodes', []))} nodes, {len(c.get('links', []))} "
-        f"links, {len(c.get('flows', []))} flows)"
+        f"links, {len(c.get('flows', []))} flows)",
+        file=sys.stderr if args.canonical else sys.stdout,
     )
     if args.canonical:
         print(_core.canonical(as_toml(args.file)), end="")
@@ -211,8 +216,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         ns2=args.ns2,
     )
-    for name, (held, total, path) in done.items():
-        print(f"{name}: {held} of {total} claims hold; report {path} (and report.html)")
+    for name, outcome in done.items():
+        print(outcome.line(name))
     return 0
 
 
@@ -394,6 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except ClusterUnreachable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 5
     except MemoryError as e:  # ResourceError: a memory bound, or an allocation that failed
         print(f"error: out of memory: {e}", file=sys.stderr)
         return 3

@@ -211,4 +211,8 @@ def run_tasks(
         raise
 
 
-__all__ = ["SweepInterrupted", "run_tasks", "signals_raise"]
+class ClusterUnreachable(ConnectionError):
+    """No Dask scheduler answered at a sweep's cluster address (nothing was run)."""
+
+
+__all__ = ["ClusterUnreachable", "SweepInterrupted", "run_tasks", "signals_raise"]

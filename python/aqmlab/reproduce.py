@@ -456,8 +456,38 @@ def reproduce(
                 sink.close()
         path = write_report(exp, ctx, claims, time.perf_counter() - t0, att)
         held = sum(c.verdict()[0] for c in claims)
-        done[n] = (held, len(claims), path)
+        later = [c.verdict()[0] for c in claims if quick and c.needs_full_size]
+        done[n] = Outcome(held, len(claims), path, quick, len(later), sum(later))
     return done
+
+
+class Outcome(tuple):
+    """(claims held, claims, report path) of one reproduction, and at quick size how many
+    claims only a full-size run judges (``deferred``) and how many of those hold at this
+    size anyway (``deferred_held``)."""
+
+    def __new__(cls, held, total, path, quick=False, deferred=0, deferred_held=0):
+        self = super().__new__(cls, (held, total, path))
+        self.quick, self.deferred, self.deferred_held = quick, deferred, deferred_held
+        return self
+
+    def line(self, name: str) -> str:
+        """The one-line summary `aqmlab reproduce` prints: at quick size it says what was
+        judged, so that claims left for full size read neither as passes nor as failures."""
+        held, total, path = self
+        where = f"report {path} (and report.html)"
+        if not self.quick:
+            return f"{name}: {held} of {total} claims hold; {where}"
+        if not self.deferred:
+            return f"{name} (quick): {held} of {total} claims hold; {where}"
+        judged = total - self.deferred
+        judged_held = held - self.deferred_held
+        return (
+            f"{name} (quick): {judged} of {total} claims judged"
+            + (f", {judged_held} of them hold" if judged else "")
+            + f"; {self.deferred_held} of the {self.deferred}{' others' if judged else ''} look "
+            f"as the paper at this size; run `aqmlab reproduce {name}` to judge them; {where}"
+        )
 
 
 __all__ = [

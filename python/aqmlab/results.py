@@ -211,9 +211,10 @@ class Results:
         }
 
     def write(self, out: str | Path, *, plot: bool = True) -> list[Path]:
-        """Writes summary.json, scenario.toml, each table as CSV and Parquet (``<name>.csv``,
-        ``<name>.parquet``) and (unless ``plot`` is False) queue_length.png. Returns the
-        paths written."""
+        """Writes summary.json, scenario.toml, each table that has rows as CSV and Parquet
+        (``<name>.csv``, ``<name>.parquet``; an empty table, e.g. ``flow_timeseries`` when no
+        flow is traced, is not written) and (unless ``plot`` is False) queue_length.png.
+        Returns the paths written."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         written = []
@@ -224,6 +225,8 @@ class Results:
         p.write_text(self.scenario_toml, "utf-8")
         written.append(p)
         for name, df in self.tables.items():
+            if df.empty:
+                continue
             for ext in ("csv", "parquet"):
                 p = out / f"{name}.{ext}"
                 if ext == "csv":

@@ -34,7 +34,14 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import _core
-from aqmlab.pool import EXIT_CODES, SweepInterrupted, _Signalled, run_tasks, signals_raise
+from aqmlab.pool import (
+    EXIT_CODES,
+    ClusterUnreachable,
+    SweepInterrupted,
+    _Signalled,
+    run_tasks,
+    signals_raise,
+)
 from aqmlab.scenario import ScenarioLike, as_toml, engine_text, load, read_toml, to_toml
 from aqmlab.stats import half_width, t975
 from aqmlab.store import Store, StoreLock, run_key
@@ -382,7 +389,15 @@ def _client(cluster: str, workers: int | None):
             dashboard_address=None,
         )
         return Client(lc), lc
-    return Client(cluster), None
+    try:
+        return Client(cluster), None
+    except (OSError, TimeoutError) as e:
+        # Dask's own message is the last line of a long traceback: say it in one.
+        raise ClusterUnreachable(
+            f"cannot reach the Dask scheduler at {cluster} ({type(e).__name__}: {e}); "
+            "start one with `dask scheduler` (and workers with `dask worker ADDRESS`), or "
+            "use --cluster local"
+        ) from None
 
 
 def _resolve_run_one() -> Callable[..., dict[str, Any]]:
@@ -712,11 +727,16 @@ class _progress:
                 soft_wrap=True,
                 highlight=False,
             )
+        if not total:
+            # Every run was stored: no bar of 0 runs ("0/0 ... ETA -:--:--").
+            self.p = None
+            return
         self.p.start()
         self.task = self.p.add_task("runs", total=total)
 
     def advance(self, n: int = 1) -> None:
-        self.p.advance(self.task, n)
+        if self.p is not None:
+            self.p.advance(self.task, n)
 
     def stop(self) -> None:
         if self.p is not None:

@@ -334,14 +334,33 @@ pub fn from_table(mut doc: toml::Table) -> Result<Scenario, ScenarioErrors> {
                 raw,
             ),
         };
+        let message = narrower_range(&path, integer_range_message(&message));
         origins.locate(ScenarioErrors(vec![ScenarioError {
             path,
             value,
-            message: integer_range_message(&message),
+            message,
         }]))
     })?;
     s.repeat = origins;
     Ok(s)
+}
+
+/// Fields whose allowed integers are narrower than their type's: a value the type cannot
+/// hold is answered with what the validator would allow, not with the type's range.
+const NARROWER: &[(&str, &str)] = &[
+    ("limit_pkts", "must be an integer from 1 to 4294967295"),
+    ("schema_version", "must be 1 (the only schema version)"),
+];
+
+fn narrower_range(path: &str, message: String) -> String {
+    let field = path.rsplit('.').next().unwrap_or(path);
+    match (
+        message.split_once(": must be an integer "),
+        NARROWER.iter().find(|(f, _)| *f == field),
+    ) {
+        (Some((found, _)), Some((_, allowed))) => format!("{found}: {allowed}"),
+        _ => message,
+    }
 }
 
 /// A scenario that passed `validate`, with what the checks resolved: the simulator builds

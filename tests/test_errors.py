@@ -233,3 +233,18 @@ def test_validate_canonical_writes_only_toml_to_stdout_and_run_names_what_it_wro
     # No flow is traced in the example: no empty flow_timeseries table is written.
     assert not (tmp_path / "r" / "flow_timeseries.csv").exists()
     assert (tmp_path / "r" / "queues.csv").is_file()
+
+
+def test_aqmlab_example_writes_the_commented_file_that_is_example(tmp_path):
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    shipped = (root / "python" / "aqmlab" / "example.toml").read_text("utf-8")
+    assert shipped == (root / "scenarios" / "example.toml").read_text("utf-8")
+    done = _cli("example", "--out", str(tmp_path / "my.toml"))
+    assert done.returncode == 0
+    text = (tmp_path / "my.toml").read_text("utf-8")
+    assert text == shipped and text.startswith("# The built-in example network")
+    assert tomllib.loads(_core.canonical(text)) == tomllib.loads(
+        _core.canonical(sc.as_toml(sc.example()))
+    )

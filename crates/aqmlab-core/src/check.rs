@@ -77,6 +77,24 @@ pub(crate) fn integer_range_message(msg: &str) -> String {
     format!("{found}: must be an integer {range}")
 }
 
+/// Fields whose allowed integers are narrower than their type's: a value the type cannot
+/// hold is answered with what the validator would allow, not with the type's range.
+const NARROWER: &[(&str, &str)] = &[
+    ("limit_pkts", "must be an integer from 1 to 4294967295"),
+    ("schema_version", "must be 1 (the only schema version)"),
+];
+
+pub(crate) fn narrower_range(path: &str, message: String) -> String {
+    let field = path.rsplit('.').next().unwrap_or(path);
+    match (
+        message.split_once(": must be an integer "),
+        NARROWER.iter().find(|(f, _)| *f == field),
+    ) {
+        (Some((found, _)), Some((_, allowed))) => format!("{found}: {allowed}"),
+        _ => message,
+    }
+}
+
 /// The largest IP packet, bytes.
 pub const MAX_PACKET: u64 = 65_535;
 /// Longest accepted time: far below where sums of event times overflow u64 nanoseconds.

@@ -19,8 +19,8 @@ pub mod switch;
 
 pub use crate::aqm::AqmSpec;
 use crate::aqm::{Limit, QueueCtx};
-pub(crate) use crate::check::integer_range_message;
 use crate::check::{inner, tagged_table, Field, Item, Problems, INNER, MAX_PACKET, MAX_TIME};
+pub(crate) use crate::check::{integer_range_message, narrower_range};
 pub use crate::queue::buffer::BufferSpec;
 use crate::units::{Bytes, Duration, Rate, Time};
 pub use flow::*;
@@ -163,8 +163,7 @@ impl QueueSpec {
     }
 }
 
-// AQM specs live beside their algorithms (crate::aqm); the registry makes AqmSpec, and
-// crate::queue::buffer the BufferSpec a queue names.
+// AQM specs live beside their algorithms (crate::aqm); queue buffers in crate::queue::buffer.
 
 /// Per-packet loss on a link direction.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -343,24 +342,6 @@ pub fn from_table(mut doc: toml::Table) -> Result<Scenario, ScenarioErrors> {
     })?;
     s.repeat = origins;
     Ok(s)
-}
-
-/// Fields whose allowed integers are narrower than their type's: a value the type cannot
-/// hold is answered with what the validator would allow, not with the type's range.
-const NARROWER: &[(&str, &str)] = &[
-    ("limit_pkts", "must be an integer from 1 to 4294967295"),
-    ("schema_version", "must be 1 (the only schema version)"),
-];
-
-fn narrower_range(path: &str, message: String) -> String {
-    let field = path.rsplit('.').next().unwrap_or(path);
-    match (
-        message.split_once(": must be an integer "),
-        NARROWER.iter().find(|(f, _)| *f == field),
-    ) {
-        (Some((found, _)), Some((_, allowed))) => format!("{found}: {allowed}"),
-        _ => message,
-    }
 }
 
 /// A scenario that passed `validate`, with what the checks resolved: the simulator builds

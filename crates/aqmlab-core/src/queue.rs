@@ -342,10 +342,7 @@ impl OutputQueue {
 
     #[inline]
     fn has_room(&self, size: u32) -> bool {
-        match self.v.limit {
-            Limit::Packets(l) => (self.len_pkts() as u64) < l as u64,
-            Limit::Bytes(l) => self.v.len_bytes + size as u64 <= l,
-        }
+        self.v.has_room(size)
     }
 
     fn over_limit(&self) -> bool {

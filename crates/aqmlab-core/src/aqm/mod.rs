@@ -105,7 +105,7 @@ pub mod sfb;
 pub mod urio;
 
 use crate::check::{inner, tagged_table, Problems};
-use crate::packet::{Colour, Packet};
+use crate::packet::{Colour, Ecn, Packet};
 use crate::rng::Rng;
 use crate::table::Table;
 use crate::units::{Bytes, Time};
@@ -190,6 +190,25 @@ pub enum Verdict {
     Pass,
     Mark(Reason),
     Drop(Reason),
+}
+
+impl Verdict {
+    /// Whether a packet of codepoint `ecn` given this verdict is dropped: a drop, or a
+    /// mark on a Not-ECT packet (RFC 3168 §5).
+    #[inline]
+    pub fn drops(self, ecn: Ecn) -> bool {
+        match self {
+            Verdict::Drop(_) => true,
+            Verdict::Mark(_) => ecn == Ecn::NotEct,
+            Verdict::Pass => false,
+        }
+    }
+
+    /// Whether it sets CE: a mark on an ECT packet (a CE packet passes unchanged).
+    #[inline]
+    pub fn marks(self, ecn: Ecn) -> bool {
+        matches!(self, Verdict::Mark(_)) && ecn.is_ect()
+    }
 }
 
 /// Packets and bytes waiting.
@@ -283,6 +302,16 @@ impl QueueView {
         if c != 0 {
             self.not_green[c].pkts -= 1;
             self.not_green[c].bytes -= size as u64;
+        }
+    }
+
+    /// Whether an arrival of `size` bytes fits the limit (see `crate::queue`'s buffer
+    /// convention: the packet on the wire is not counted).
+    #[inline]
+    pub fn has_room(&self, size: u32) -> bool {
+        match self.limit {
+            Limit::Packets(l) => self.len_pkts < l,
+            Limit::Bytes(l) => self.len_bytes + size as u64 <= l,
         }
     }
 

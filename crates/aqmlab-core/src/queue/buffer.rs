@@ -161,13 +161,10 @@ impl Dual {
         let (idx, v, sub) = self.q.next(now, rng)?;
         let p = pkts.get(idx);
         let k = &mut self.counters[sub];
-        match v {
-            Verdict::Drop(_) => k.dropped += 1,
-            Verdict::Mark(_) if !p.ecn.is_ect() && p.ecn != crate::packet::Ecn::Ce => {
-                k.dropped += 1
-            }
-            Verdict::Mark(_) => k.depart(p, now, p.ecn.is_ect()),
-            Verdict::Pass => k.depart(p, now, false),
+        if v.drops(p.ecn) {
+            k.dropped += 1;
+        } else {
+            k.depart(p, now, v.marks(p.ecn));
         }
         Some((idx, v))
     }
@@ -238,14 +235,6 @@ impl AnyBuffer {
             AnyBuffer::Flows(f) => f.next(pkts, now),
             AnyBuffer::Classes(c) => c.next(pkts, now, rng).map(|(i, v, _)| (i, v)),
             AnyBuffer::Dual(d) => d.next(pkts, now, rng),
-        }
-    }
-
-    pub fn len_pkts(&self) -> u32 {
-        match self {
-            AnyBuffer::Flows(f) => f.len_pkts(),
-            AnyBuffer::Classes(c) => (0..c.classes()).map(|k| c.class_len_pkts(k)).sum(),
-            AnyBuffer::Dual(d) => d.q.len_pkts(),
         }
     }
 

@@ -332,16 +332,6 @@ struct Class {
     counters: SubCounters,
 }
 
-impl Class {
-    fn has_room(&self, size: u32) -> bool {
-        !self.own_limit
-            || match self.v.limit {
-                Limit::Packets(l) => self.v.len_pkts < l,
-                Limit::Bytes(l) => self.v.len_bytes + size as u64 <= l,
-            }
-    }
-}
-
 /// The classes, classifier and scheduler of one port.
 pub struct Classful {
     classes: Vec<Class>,
@@ -363,15 +353,6 @@ impl Classful {
             .map_or(self.default, |r| r.class)
     }
 
-    pub fn classes(&self) -> usize {
-        self.classes.len()
-    }
-
-    /// Packets waiting in class `k`.
-    pub fn class_len_pkts(&self, k: usize) -> u32 {
-        self.classes[k].v.len_pkts
-    }
-
     /// The class AQM's decision on an arrival, then the class's own limit.
     pub fn on_arrival(&mut self, p: &Packet, now: Time, rng: &mut Rng) -> Verdict {
         let k = self.classify(p);
@@ -384,9 +365,8 @@ impl Classful {
             c.aqm.on_arrival(&c.v, p, now, rng)
         };
         match v {
-            Verdict::Drop(_) => v,
-            Verdict::Mark(_) if p.ecn == Ecn::NotEct => v,
-            _ if !c.has_room(p.size) => {
+            _ if v.drops(p.ecn) => v,
+            _ if c.own_limit && !c.v.has_room(p.size) => {
                 if !c.passive {
                     c.aqm.on_overflow(&c.v, now);
                 }
@@ -463,17 +443,11 @@ impl Classful {
             c.aqm.on_departure(&c.v, p, now, rng)
         };
         let emptied = c.v.len_pkts == 0;
-        let dropped = match v {
-            Verdict::Drop(_) => true,
-            Verdict::Mark(_) => p.ecn == Ecn::NotEct,
-            Verdict::Pass => false,
-        };
-        if dropped {
+        if v.drops(p.ecn) {
             c.counters.dropped += 1;
             self.sched.refund(k, p.size);
         } else {
-            c.counters
-                .depart(p, now, matches!(v, Verdict::Mark(_)) && p.ecn.is_ect());
+            c.counters.depart(p, now, v.marks(p.ecn));
         }
         self.sched.sent(k, emptied);
         if emptied {

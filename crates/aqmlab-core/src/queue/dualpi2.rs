@@ -69,7 +69,7 @@ pub const L: usize = 0;
 pub const C: usize = 1;
 
 /// The delay the PI2 controller is fed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QDelay {
     /// The C head's sojourn (RFC 9332 App. A.1, `curq = cq.time()`).
@@ -80,7 +80,7 @@ pub enum QDelay {
 }
 
 /// Which scheduler a spec names (its parameters are separate fields).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SchedulerKind {
     /// Linux's WRR with classic protection.
@@ -89,32 +89,6 @@ pub enum SchedulerKind {
     /// RFC 9332 App. A's time-shifted FIFO.
     TimeShift,
 }
-
-/// A string enum read by hand, so that every wrong value is answered with the allowed ones.
-macro_rules! str_enum_de {
-    ($ty:ty, $($s:literal => $v:expr),*) => {
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
-                struct V;
-                impl serde::de::Visitor<'_> for V {
-                    type Value = $ty;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str(concat!("one of", $(" `", $s, "`"),*))
-                    }
-                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<$ty, E> {
-                        match v {
-                            $($s => Ok($v),)*
-                            _ => Err(E::unknown_variant(v, &[$($s),*])),
-                        }
-                    }
-                }
-                d.deserialize_str(V)
-            }
-        }
-    };
-}
-str_enum_de!(QDelay, "classic" => QDelay::Classic, "max" => QDelay::Max);
-str_enum_de!(SchedulerKind, "wrr" => SchedulerKind::Wrr, "time_shift" => SchedulerKind::TimeShift);
 
 /// The scheduler between L and C, resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -871,4 +871,4 @@ mod prr;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -3,7 +3,9 @@ use crate::units::NS_PER_SEC as S;
 
 const MS: Time = S / 1000;
 
-fn cfg(variant: Variant) -> SenderConfig {
+/// A Reno sender of 2 initial segments, no ECN, RFC 5681 and 6298 throughout (the
+/// controllers' sender tests start from it too).
+pub(crate) fn cfg(variant: Variant) -> SenderConfig {
     SenderConfig {
         variant,
         ecn: false,

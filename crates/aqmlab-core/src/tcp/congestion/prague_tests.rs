@@ -258,36 +258,15 @@ fn pacing_is_twice_the_window_per_rtt_in_slow_start_and_once_after() {
 fn through_the_sender_marks_cut_once_per_window() {
     use crate::tcp::receiver::Ack;
     use crate::tcp::sender::{Sender, SenderConfig};
-    use crate::tcp::{FrTimer, PartialAck, RecoverGuard, Recovery, RttRule, Variant};
+    use crate::tcp::Variant;
     let mut s = Sender::new(SenderConfig {
-        variant: Variant::Sack,
         ecn: true,
-        ecn_backoff: false,
-        dupack_response: DupackResponse::Halve,
-        recovery: Recovery::Classic,
-        partial_ack: PartialAck::Rfc6582,
-        halving: Halving::Rfc5681,
-        fr_timer: FrTimer::Keep,
-        recover_guard: RecoverGuard::Rfc6582,
-        max_window: 1000,
         initial_cwnd: 10.0,
-        initial_ssthresh: 1000.0,
-        dupthresh: 3,
-        limited_transmit: false,
-        min_rto: 200 * MS,
-        initial_rto: 1000 * MS,
-        max_rto: 60_000 * MS,
-        granularity: 10 * MS,
-        rtt_rule: RttRule::Rfc6298,
-        clock_phase: 0,
-        segments: None,
         congestion: CongestionSpec::Prague(PragueSpec {
             rtt_scaling: RttScaling::None,
             ..PragueSpec::default()
         }),
-        pacing: false,
-        segment_bytes: 1000,
-        congestion_seed: 0,
+        ..crate::tcp::sender::tests::cfg(Variant::Sack)
     });
     let mut out = vec![];
     s.start(0, &mut out);

@@ -3,7 +3,7 @@
 //! # Buffer convention
 //!
 //! The buffer holds packets *waiting* for the link; the packet being transmitted has left it
-//! (ns-2 `Queue::recv`/`resume`, algorithms.md §0.1). Queue lengths seen by AQMs and reported
+//! (ns-2 `Queue::recv`/`resume`; docs/queue.md). Queue lengths seen by AQMs and reported
 //! in statistics exclude it. A `Limit::Packets(L)` buffer holds at most L waiting packets, so
 //! together with the one on the wire the port is an M/M/1/K system with **K = L + 1**. A
 //! `Limit::Bytes(B)` buffer accepts an arrival iff the waiting bytes plus its size are at

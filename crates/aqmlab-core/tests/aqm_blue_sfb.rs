@@ -1,5 +1,5 @@
 //! BLUE and SFB in the engine: TCP flows through one bottleneck, each AQM against DropTail
-//! with the same buffer, in packet mode and in byte mode (validation.md: every AQM test
+//! with the same buffer, in packet mode and in byte mode (docs/validation.md: every AQM test
 //! runs in both).
 //!
 //! Release only (`cargo test --release -p aqmlab-core --test aqm_blue_sfb -- --nocapture`

@@ -2,7 +2,7 @@
 //! through one bottleneck (docs/aqm/feng.md, psand.md, pi.md). The unit tests next to each
 //! AQM check its equations exactly; these check that, wired into the engine with real
 //! congestion control, each one does what it is for. Every case runs in packet and byte
-//! mode (validation.md): all packets have the AQM's mean_pktsize, so byte mode must give
+//! mode (docs/validation.md): all packets have the AQM's mean_pktsize, so byte mode must give
 //! the same run up to float rounding, which each test asserts. Seeded, so the numbers are
 //! reproducible; the tolerances are stated with each assertion.
 

@@ -5,7 +5,7 @@
 //! whose output queue `r->dst` runs the AQM under test. The buffer is large (2000 packets
 //! of 1000 B, 1.6 s at 10 Mb/s) or its byte equivalent, so DropTail would sit near it while
 //! a delay-controlling AQM holds the sojourn near its target. Every test runs with a packet
-//! limit and with a byte limit (validation.md: every AQM test runs in both modes).
+//! limit and with a byte limit (docs/validation.md: every AQM test runs in both modes).
 //!
 //! Release only: about 2 s of wall time on a 2-core machine; a debug build skips the runs.
 

@@ -5,7 +5,7 @@
 //! half of it ECN-capable. Two AQMs fed the same packets with the same seed must admit,
 //! drop (by reason) and mark exactly the same packets. Every case runs in packet mode
 //! (1000-byte packets, 50-packet buffer) and in byte mode (200 to 1500-byte packets, a
-//! 50 000-byte buffer, mean_pktsize 1000), as validation.md asks of every AQM test.
+//! 50 000-byte buffer, mean_pktsize 1000), as docs/validation.md asks of every AQM test.
 //!
 //! - RIO fed only green (IN) packets is RED with the level-0 parameters, in every mode;
 //! - RIO fed only OUT packets (red, or yellow with two levels) is RED with the OUT

@@ -90,7 +90,7 @@ fn md1_wq(rho: f64, service_s: f64) -> f64 {
     rho * service_s / (2.0 * (1.0 - rho))
 }
 
-/// The rows of validation.md: (ρ, K, drop fraction, L) as printed (6 decimals).
+/// The rows of docs/validation.md, "M/M/1/K": (ρ, K, drop fraction, L) as printed (6 decimals).
 const MM1K_TABLE: [(f64, u32, f64, f64); 4] = [
     (0.5, 5, 0.015873, 0.904762),
     (0.8, 10, 0.023493, 2.966314),
@@ -411,7 +411,7 @@ fn md1_mean_wait() {
     let wq = md1_wq(rho, s);
     assert!(
         (wq - 2.000e-3).abs() < 1e-15,
-        "validation.md prints 2.000 ms"
+        "docs/validation.md prints 2.000 ms"
     );
     let t = 5_000;
     let runs = replicate(|run| {

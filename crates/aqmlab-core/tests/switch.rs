@@ -61,7 +61,7 @@ fn links(s: f64, extra: &str) -> String {
     )
 }
 
-/// Limitation 1 of algorithms.md §15.4: one busy VOQ gets s·R/n, whatever the output
+/// Limitation 1 of docs/switch/switch.md ("What the model does not preserve"): one busy VOQ gets s·R/n, whatever the output
 /// could take. 4 ports, s = 2: a CBR flow at the full line rate R = 1 Mb/s crosses at
 /// R/2; the rest overflows its 20-packet VOQ.
 #[test]

@@ -4,12 +4,12 @@
 //! Δ = max_th − min_th; additive increase by α = min(0.01, max_p/4) while max_p ≤ top,
 //! multiplicative decrease by β = 0.9 while max_p ≥ bottom. Automatic parameters:
 //! w_q = 1 − exp(−1/C), min_th = max(5, target_delay·C/2), max_th = 3·min_th, C = link
-//! packets/s (validation.md table).
+//! packets/s (docs/validation.md, "Adaptive RED").
 //!
 //! Composition, not flags: `Ared` owns a `Red` and only moves its max_p.
 //! Choice: the adaptation runs on a timer every `interval` whether or not packets arrive
 //! (the paper; Linux `red_adaptative_algo`), decaying avg first if the link is idle; ns-2
-//! checks on arrivals instead (algorithms.md §2.2). Bounds are checked before each step, as
+//! checks on arrivals instead (ns-2.35 `queue/red.cc`; docs/aqm/ared.md). Bounds are checked before each step, as
 //! in the paper, so max_p may exceed top or fall below bottom by one step.
 
 use super::red::{default_max_p, red_spec, red_variant_spec, Red, RedConfig, RedSpec};
@@ -243,7 +243,7 @@ mod tests {
         a
     }
 
-    /// validation.md: automatic parameters for 10 and 100 Mb/s links, 1000-byte packets.
+    /// docs/validation.md: automatic parameters for 10 and 100 Mb/s links, 1000-byte packets.
     #[test]
     fn automatic_parameters_match_the_table() {
         assert_eq!(auto_thresholds(10_000_000, 1000, 5_000_000), (5.0, 15.0));

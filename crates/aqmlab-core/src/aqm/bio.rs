@@ -1,6 +1,6 @@
 //! BIO: BLUE with In and Out, one BLUE probability per drop precedence over a single FIFO.
 //!
-//! Okuroglu & Oktug, "BIO Revisited" (papers/001, Section 3.2; algorithms.md §9), after
+//! Okuroglu & Oktug, "BIO Revisited", Istanbul Technical University, Section 3.2 (docs/aqm/bio.md), after
 //! their "BID: An Alternative to RID" (SPIE ITCom 2001). Level p (0 = green/IN, the lowest
 //! drop precedence) has its own BLUE probability pm_p (`BlueProb`, blue.rs) with increment
 //! δ1, decrement δ2 and separate increment and decrement freeze times, a max_th_p and, for

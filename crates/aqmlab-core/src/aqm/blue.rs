@@ -10,11 +10,11 @@
 //! input (inputs are validated). δ1 ≫ δ2 lets BLUE react quickly to congestion and let go
 //! slowly, and freeze_time (longer than the feedback delay, an RTT) spaces the changes so
 //! each one is judged by its effect. The probability state is `BlueProb`, a small struct
-//! the BLUE-with-In/Out variant (BIO, algorithms.md §9) holds one of per precedence level,
+//! the BLUE-with-In/Out variant (BIO, docs/aqm/bio.md) holds one of per precedence level,
 //! with separate freeze times for increments and decrements as in Feng's ns code and the
 //! BIO paper (`Freeze::Separate`); BLUE itself uses the paper's single `last_update`.
 //!
-//! Choices (algorithms.md §7.2, docs/aqm/blue.md):
+//! Choices (docs/aqm/blue.md):
 //! - "Link idle" is the buffer emptying: one decrement when a departure leaves it empty
 //!   (the cleaned-up ns3-blue revision). With `idle_catchup` (default on, also ns3-blue)
 //!   the next arrival after an idle period of length T applies ⌊T/freeze_time⌋ more

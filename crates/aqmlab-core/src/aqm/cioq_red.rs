@@ -1,6 +1,6 @@
 //! CIOQ-RED: RED whose congestion measure adds the switch's input backlog for this output
 //! (Sundararajan, Zhao, Youssef-Massaad, Médard, "A Modification to RED AQM for CIOQ
-//! Switches", papers/000; algorithms.md §15), eq. (2):
+//! Switches", IEEE GLOBECOM 2004; docs/aqm/cioq_red.md, docs/switch/switch.md), eq. (2):
 //!
 //!   Q_avg(i) = (1 − w_q)·Q_avg(i − 1) + w_q·(ν·q_input + q_output)
 //!

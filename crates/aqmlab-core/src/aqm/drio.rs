@@ -4,7 +4,7 @@
 //! Herrería-Alonso, Rodríguez-Pérez, Fernández-Veiga, Suárez-González, López-García,
 //! "Unbiased RIO: an Active Queue Management Scheme for DiffServ Networks", §2.3, extending
 //! to aggregates the Dynamic RIO of Lin, Zheng and Hou, "How to make assured services more
-//! assured", ICNP 1999 (per flow). algorithms.md §10.
+//! assured", ICNP 1999 (per flow). docs/aqm/drio.md.
 //!
 //! Upon arrival of a red packet (the highest drop precedence level: red with three levels,
 //! OUT with two) while its RIO average lies between min_th and max_th: if the history list

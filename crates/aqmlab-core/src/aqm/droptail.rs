@@ -7,7 +7,7 @@
 //! counts packets *waiting* in the buffer and excludes the one being transmitted, as ns-2's
 //! `Queue` does (ns2:queue/queue.cc); so a limit of L packets gives an M/M/1/K system with
 //! K = L + 1. ns-2's `DropTail` itself drops when `len + 1 >= limit` and so holds only L − 1
-//! waiting packets (algorithms.md §0.1); we do not copy that off-by-one: `limit_pkts = L`
+//! waiting packets (ns-2.35 `queue/queue.cc`; docs/queue.md); we do not copy that off-by-one: `limit_pkts = L`
 //! holds L. A scenario reproducing an ns-2 DropTail of `limit_ = N` uses `limit_pkts = N - 1`.
 
 use super::{Aqm, QueueCtx, QueueView, Verdict};

@@ -9,7 +9,7 @@
 //! Too few drops let the average climb past max_th (many flows: be more aggressive); too
 //! many drop it under min_th (few flows: back off). Only a *crossing* changes max_p, so one
 //! excursion, however long, gives exactly one step (ns-2 `updateMaxPFeng`,
-//! algorithms.md §3). α = 3, β = 2 and the initial max_p 0.02 are the paper's values (PSAND
+//! docs/aqm/feng.md). α = 3, β = 2 and the initial max_p 0.02 are the paper's values (PSAND
 //! paper, Table I). avg exactly equal to a threshold leaves the status unchanged, as ns-2.
 //!
 //! Choices: the status starts Between (ns-2 leaves it uninitialised). ns-2 puts no bound

@@ -15,7 +15,7 @@
 //! divided by mean_pktsize (packets of mean size) and p is scaled by size/mean_pktsize
 //! (capped at 1). The paper's design example (N = 60 flows, C = 3750 packets/s,
 //! R⁺ = 0.246 s) used different numbers (sampling at 160 Hz, q_ref = 200 packets,
-//! algorithms.md §6 [recalled]); ns-2's defaults are used here because the seed papers ran
+//! docs/aqm/pi.md, recalled); ns-2's defaults are used here because the seed papers ran
 //! ns-2. The controller acts on arrivals only; ns-2's mark-on-departure mode is not offered.
 
 use super::QueueCtx;

@@ -1,5 +1,5 @@
-//! PSAND (Alemu & Jean-Marie, "Dynamic Configuration of RED Parameters", 2004; seed paper
-//! papers/003, Algorithm 1): RED whose max_p is multiplied every INTERVAL (0.5 s) by a
+//! PSAND (Alemu & Jean-Marie, "Dynamic Configuration of RED Parameters", IEEE
+//! GLOBECOM 2004, Algorithm 1): RED whose max_p is multiplied every INTERVAL (0.5 s) by a
 //! factor that measures both how far the average queue is from its target and how fast it
 //! moves:
 //!

@@ -6,8 +6,8 @@
 //! min_th) between the thresholds; above max_th every arrival is dropped (or, in gentle mode,
 //! p_b rises linearly from max_p at max_th to 1 at 2·max_th, ns-2 `gentle_`).
 //!
-//! Where the paper, ns-2 and Linux differ (algorithms.md §1.4) the choice is a parameter:
-//! - `count_rule`: how the final probability p_a spaces marks (validation.md table):
+//! Where the paper, ns-2 and Linux differ (docs/aqm/red.md) the choice is a parameter:
+//! - `count_rule`: how the final probability p_a spaces marks (docs/validation.md, "RED"):
 //!   `uniform` (paper / Linux: gaps uniform on 1..1/p_b, marked fraction 2p_b/(1+p_b)),
 //!   `ns2` (ns-2 with `wait_ false`: 2p_b), `ns2_wait` (ns-2 default `wait_ true`:
 //!   2p_b/(3 − p_b)), `independent` (p_a = p_b), `dsred` (ns-2 DiffServ `dsredq.cc`: count
@@ -324,7 +324,7 @@ impl RedAvg {
 }
 
 impl RedMarker {
-    /// The spacing rule: p_a from p_b and the count (validation.md, "RED details").
+    /// The spacing rule: p_a from p_b and the count (docs/validation.md, "RED").
     fn p_a(&self, p: &RedParams, p_b: f64, size: u32) -> f64 {
         let cfg = &p.cfg;
         let by_bytes = !matches!(cfg.count_rule, CountRule::Uniform | CountRule::Dsred);
@@ -453,7 +453,7 @@ impl RedMarker {
         }
     }
 
-    /// A forced (overflow) drop resets the count (validation.md regression list; ns-2
+    /// A forced (overflow) drop resets the count (docs/validation.md, "Regressions"; ns-2
     /// `ns1_compat_`).
     pub fn forced_drop(&mut self) {
         if self.count >= 0 {

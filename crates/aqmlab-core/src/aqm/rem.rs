@@ -392,7 +392,7 @@ mod tests {
         assert!((rem.price - 0.039).abs() < 1e-15);
     }
 
-    /// validation.md: every parameter has an observable effect (ns-2 ignores α).
+    /// docs/validation.md: every parameter has an observable effect (ns-2 ignores α).
     #[test]
     fn alpha_gamma_and_b_star_each_change_the_price() {
         let run = |f: &dyn Fn(&mut RemConfig)| {

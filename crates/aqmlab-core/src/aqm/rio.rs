@@ -3,7 +3,7 @@
 //! Clark & Fang, "Explicit Allocation of Best-Effort Packet Delivery Service", IEEE/ACM ToN
 //! 6(4), 1998 (RIO: IN packets judged by avg_in, an EWMA of the IN packets waiting; OUT
 //! packets by avg_total, an EWMA of the whole queue, each with its own min_th, max_th,
-//! max_p); ns-2's DiffServ module (Nortel, `diffserv/dsredq.cc`, algorithms.md §8.3), whose
+//! max_p); ns-2's DiffServ module (Nortel, `diffserv/dsredq.cc`; docs/aqm/rio.md), whose
 //! multi-RED modes generalise it to three precedences; RFC 2597 §3 for two-precedence nodes.
 //!
 //! Precedence levels: a packet's `colour` is its drop precedence; with N levels, green → 0,

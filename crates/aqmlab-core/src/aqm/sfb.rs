@@ -1,6 +1,6 @@
 //! Stochastic Fair Blue (Feng, Kandlur, Saha, Shin, "Stochastic Fair Blue: A Queue
 //! Management Algorithm for Enforcing Fairness", INFOCOM 2001; ToN 2002 §4), with the
-//! behaviour of Linux `net/sched/sch_sfb.c` (algorithms.md §7.3).
+//! behaviour of Linux `net/sched/sch_sfb.c` (docs/aqm/sfb.md).
 //!
 //! L levels of N bins. A flow hashes (independent hash per level, salted) to one bin per
 //! level; each bin b keeps qlen_b, the packets (or bytes) of its flows in the buffer, and a

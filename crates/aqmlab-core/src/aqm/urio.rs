@@ -3,7 +3,7 @@
 //!
 //! Herrería-Alonso, Rodríguez-Pérez, Fernández-Veiga, Suárez-González, López-García,
 //! "Unbiased RIO: an Active Queue Management Scheme for DiffServ Networks", §3 and its
-//! Fig. 2 (algorithms.md §11):
+//! Fig. 2 (ECUMN 2004, LNCS 3262; docs/aqm/urio.md):
 //! - fairqbytes = Σ_i qbytes_i / n_a over the n_a active aggregates (eq. 1);
 //! - greed degree G_i = qbytes_i / fairqbytes (eq. 2);
 //! - while the arrival's RIO average lies between min_th and max_th: an aggregate with

@@ -1,6 +1,6 @@
 //! The edge conditioner: classify a router's arrivals into aggregates, meter each
 //! aggregate, colour the packet (ns-2 `Queue/dsRED/edge` + `PolicyClassifier`;
-//! RFC 2475 §2.3.3; algorithms.md §13.1).
+//! RFC 2475 §2.3.3; docs/diffserv/conditioner.md).
 //!
 //! A router may carry conditioners (`[[nodes.conditioners]]`), each for every input port
 //! or for the port from one neighbour (`input`). Every packet arriving there is conditioned

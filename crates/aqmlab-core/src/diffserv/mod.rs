@@ -1,7 +1,7 @@
 //! DiffServ edge conditioning: meters that colour packets, and the conditioner that
 //! classifies a router's arrivals into aggregates and meters each aggregate.
 //!
-//! The ns-2 `diffserv/` split (algorithms.md §13.1) with one file per meter:
+//! The ns-2 `diffserv/` split (ns-2.35 `diffserv/dsEdge.cc`, `dsPolicy.cc`; docs/diffserv/conditioner.md) with one file per meter:
 //! - `token_bucket`: the two-colour token bucket (ns-2 `TokenBucket`): IN/OUT;
 //! - `tsw`: the time-sliding-window rate estimator (Clark & Fang 1998; RFC 2859 §3) and
 //!   its two markers, TSW2CM (ns-2) and TSWTCM (RFC 2859 §4);

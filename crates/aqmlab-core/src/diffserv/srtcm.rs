@@ -1,5 +1,5 @@
 //! srTCM: the single-rate three-colour marker (RFC 2697; ns-2 `SRTCMPolicy`;
-//! algorithms.md §13.6).
+//! docs/diffserv/srtcm.md).
 //!
 //! Two buckets, C of CBS bytes and E of EBS bytes, both full at the start. Tokens arrive
 //! at CIR: into C while it is not full, the overflow into E while E is not full (RFC 2697

@@ -1,5 +1,5 @@
 //! Two-colour token bucket (ns-2 `diffserv/dsPolicy.cc`, `TokenBucketPolicy`; the BIO
-//! paper's "token bucket marker" at edge 1; algorithms.md §13.2).
+//! paper's "token bucket marker" at edge 1; docs/diffserv/token_bucket.md).
 //!
 //! One bucket of `cbs` bytes filled at `cir`, full at the start. An arrival of B bytes
 //! first refills the bucket for the time since the previous arrival (capped at `cbs`);

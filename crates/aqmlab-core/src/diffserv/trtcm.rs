@@ -1,5 +1,5 @@
 //! trTCM: the two-rate three-colour marker (RFC 2698; ns-2 `TRTCMPolicy`;
-//! algorithms.md §13.7).
+//! docs/diffserv/trtcm.md).
 //!
 //! Buckets P (PBS bytes, filled at PIR) and C (CBS bytes, filled at CIR), both full at the
 //! start, filled independently. Colour-blind (§3): Tp < B → red; else Tc < B → yellow,

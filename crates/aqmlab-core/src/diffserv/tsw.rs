@@ -1,6 +1,6 @@
 //! Time-sliding-window markers (Clark & Fang, "Explicit allocation of best-effort packet
 //! delivery service", IEEE/ACM ToN 6(4), 1998; RFC 2859; ns-2 `TSW2CMPolicy` and
-//! `TSW3CMPolicy`; algorithms.md §13.3-13.5).
+//! `TSW3CMPolicy`; docs/diffserv/tsw.md).
 //!
 //! The estimator (RFC 2859 §2.1), on each arrival of `size` bytes at time `now`:
 //!   bytes_in_win = avg_rate · win_length
@@ -27,7 +27,7 @@ use crate::units::{Duration, Rate, Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
 fn default_window() -> Duration {
-    // ns-2's TSW3CM window and TSW2CM's default (algorithms.md §13.3).
+    // ns-2's TSW3CM window and TSW2CM's default (ns-2.35 `diffserv/dsPolicy.cc`; docs/diffserv/tsw.md).
     Duration(NS_PER_SEC)
 }
 

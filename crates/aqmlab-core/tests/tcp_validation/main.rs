@@ -92,7 +92,7 @@ fn tx_s(bytes: u64, bps: f64) -> f64 {
 // Both routes have two hops; the routing table's tie-break (breadth-first search backwards
 // from the destination, each node's links in link order) picks r2 towards dst and r1
 // towards src for the link order of `lossy_path_with`. `check_lossy_path` asserts it: the reverse
-// directions stay empty and no ACK is lost. The loss models of validation.md are packet
+// directions stay empty and no ACK is lost. The loss models of docs/validation.md are packet
 // loss rates of the data; a Bernoulli link carrying the ACKs too would also drop ACKs
 // (which slows the window growth without byte counting), so the ACK path is kept clean.
 //
@@ -265,7 +265,7 @@ fn analytic_models_are_consistent() {
 /// asserted. NewReno merges several losses in one window into one event (0.92–0.96 events
 /// per lost packet here), so the run lasts 1.3·10⁴ / (p·B_Mathis) seconds after a 200 s
 /// warm-up (≥ 75 loss cycles). With 10⁴ cycles the statistical error of B is well under 1%;
-/// the tolerance is the validation.md acceptance rule for a model, not a confidence interval.
+/// the tolerance is the docs/validation.md acceptance rule for a model, not a confidence interval.
 ///
 /// What to expect inside the 10%: Mathis et al. themselves give C ≈ 1.31 for random (not
 /// periodic) loss in the fluid model; the packet-level NewReno cycle is about one RTT longer
@@ -331,7 +331,7 @@ fn mathis_bernoulli_loss_within_10_percent() {
         );
         assert!(
             events >= 10_000,
-            "{label}: only {events} loss events, validation.md asks for 10^4"
+            "{label}: only {events} loss events, docs/validation.md asks for 10^4"
         );
         assert!(
             qdelay < 1e-3 * rtt,

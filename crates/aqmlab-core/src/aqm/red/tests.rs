@@ -28,7 +28,7 @@ fn pkt() -> Packet {
     }
 }
 
-/// validation.md: the marked fraction at a frozen p_b, for each spacing rule, within four
+/// docs/validation.md: the marked fraction at a frozen p_b, for each spacing rule, within four
 /// standard deviations of a renewal process with the rule's gap distribution (gaps
 /// uniform on an interval of 1/p_b integers: variance ((1/p_b)² − 1)/12).
 #[test]
@@ -83,7 +83,7 @@ fn the_table_values_are_the_formulas() {
     }
 }
 
-/// validation.md regression: 1000 s idle on a 10 Gb/s link decays avg in O(1), exactly
+/// docs/validation.md, "Regressions": 1000 s idle on a 10 Gb/s link decays avg in O(1), exactly
 /// avg0·(1 − w_q)^m with m = idle × C.
 #[test]
 fn long_idle_period_decays_the_average_in_constant_time() {

@@ -24,7 +24,7 @@ The ns-3 side of benchmarks/ns3_compare.py: the dumbbell above, with
 - per_socket_id_tx_retx_fr_to: data segments, retransmissions, recoveries and timeouts of
   every sending socket.
 
-    /work/ns3-venv/bin/python benchmarks/ns3_dumbbell_counters.py --n 20 --sim 50 [--sack 1]
+    .ns3-venv/bin/python benchmarks/ns3_dumbbell_counters.py --n 20 --sim 50 [--sack 1]
 
 States are TcpSocketState::TcpCongState_t: 0 OPEN, 1 DISORDER, 2 CWR, 3 RECOVERY, 4 LOSS.
 """

@@ -137,7 +137,7 @@ def _same_outcome(a, b):
     assert a.flows.equals(b.flows)
 
 
-# Packet mode, and byte mode with a byte buffer (validation.md: every AQM test runs in both).
+# Packet mode, and byte mode with a byte buffer (docs/validation.md: every AQM test runs in both).
 BYTE_MODES = [({}, {}), ({"byte_mode": True}, {"limit_bytes": "60KB"})]
 
 

@@ -1,4 +1,4 @@
-"""Builder == file == what Rust echoes back (design.md habit 11)."""
+"""Builder == file == what Rust echoes back: one scenario, whichever way it is written."""
 
 import tomllib
 

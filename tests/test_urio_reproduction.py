@@ -35,7 +35,7 @@ def test_each_edge_meters_only_its_own_clients_flows():
 def test_rio_gives_more_flows_more_throughput_in_one_seeded_run():
     """The bias the reproduction's first claim is about, in one 20-s run of seed 1 (0.05 s
     of CPU): the five aggregates' throughputs rise with their flows. At full size (10 runs
-    of 100 s) RIO gives 1.34 → 2.60 Mb/s (BENCHMARKS.md); here the ends must differ by a
+    of 100 s) RIO gives 1.34 → 2.60 Mb/s (the full-size report); here the ends must differ by a
     factor > 1.5, below the full-size 1.95, since a 20-s run still carries its start."""
     s = urio.network("a", True)
     s["simulation"]["run"] = 0

@@ -222,7 +222,13 @@ def _in_network(key: str, table: dict) -> dict:
 def _unknown_field_list(key: str) -> list[str]:
     """The fields serde accepts in a table, from its unknown-field error."""
     s = _in_network(key, {**_minimal(key), "zzz_not_a_field": 1})
-    (err,) = _errors(s)
+    errs = _errors(s)
+    missing = [e for e in errs if e[2].startswith("missing field")]
+    assert not missing, (
+        f"{key}: {missing[0][2]}; a table with required fields needs its smallest valid "
+        f"table in AQM_REQUIRED (docs/extending.md, step 5)"
+    )
+    (err,) = errs
     msg = err[2]
     assert "unknown field `zzz_not_a_field`" in msg, err
     return [] if "there are no fields" in msg else _ticked(msg)[1:]
@@ -330,7 +336,9 @@ def doc() -> dict[str, dict[str, dict[str, str]]]:
 def test_the_engine_schema_probe_finds_every_table_and_the_tcp_fields(schema):
     # Guards the probe itself: if an engine message changed form, the doc checks below
     # would compare against nothing.
-    assert len([k for k in schema if k.startswith("aqm/")]) == 19
+    # A floor, not a count: adding an AQM (docs/extending.md) must not break the probe's guard.
+    known = {"droptail", "red", "rio", "bio", "rem", "pie", "codel", "fq_codel", "dualpi2"}
+    assert {f"aqm/{t}" for t in known} <= set(schema)
     assert schema["aqm/droptail"] == []
     assert len(schema["flow/tcp"]) == 24
     assert schema["congestion/cubic"] == [
@@ -560,6 +568,8 @@ def _acts_as_scenario(key: str, needs: dict, name: str, value: Any = None) -> di
         table.update(needs)
     elif group == "scenario":
         table = s
+    elif group == "simulation":
+        table = s["simulation"]
     else:
         raise AssertionError(f"no test network for 'acts as' defaults in {key}")
     table.pop(name, None)

@@ -74,7 +74,8 @@ class Results:
             window (after warm-up): counters, drops and marks by reason, time-weighted mean and
             variance of the queue in packets and bytes, utilisation, sojourn mean/percentiles.
         flows: one row per flow: sent, received, dropped, lost, goodput, loss rate, delay.
-        timeseries: one row per (sample time, queue): queue length in packets and bytes,
+        timeseries: one row per (sample time, sampled queue: ``simulation.sample_queues``,
+            every queue of a scenario of up to 128 links): queue length in packets and bytes,
             cumulative counters since time 0 (arrivals, dropped, dropped_overflow, marked,
             departed_bytes, area_pkt_s = ∫ queue dt: differences between two samples give
             exact per-period rates and time-weighted mean queues), and each AQM's metrics.

@@ -37,25 +37,19 @@ def scenario(
     seed: int | None = None,
     run: int | None = None,
     sample_interval: str | None = None,
+    sample_queues: str | list[str] | None = None,
     profile: str | None = None,
 ) -> Scenario:
     """A whole scenario. ``run`` is the replication index (independent streams of ``seed``).
+    ``sample_queues`` ("auto", "all", "core" or queue names "from->to") chooses the queues
+    in the time series (docs/scenarios.md, ``[simulation]``).
     ``profile`` ("ns2-2001", "ns2.35", "ns3.44") fills in the TCP and RED fields left unset
     with that simulator's defaults (docs/profiles.md)."""
-    sim = _opt(
-        {"duration": duration}, warmup=warmup, seed=seed, run=run, sample_interval=sample_interval
-    )
-    s: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
-    if profile is not None:
-        s["profile"] = profile
-    s.update(
-        {
-            "simulation": sim,
-            "nodes": [dict(n) for n in nodes],
-            "links": [dict(x) for x in links],
-            "flows": [dict(f) for f in flows],
-        }
-    )
+    sim = _opt({"duration": duration}, warmup=warmup, seed=seed, run=run)
+    sim = _opt(sim, sample_interval=sample_interval, sample_queues=sample_queues)
+    s: dict[str, Any] = _opt({"schema_version": SCHEMA_VERSION}, profile=profile)
+    s.update(simulation=sim, nodes=[dict(n) for n in nodes], links=[dict(x) for x in links])
+    s["flows"] = [dict(f) for f in flows]
     return s
 
 

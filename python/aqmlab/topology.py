@@ -35,7 +35,7 @@ class Topology:
         self, flows: Iterable[Mapping[str, Any]] = (), *, duration: str, **simulation: Any
     ) -> dict[str, Any]:
         """An ordinary scenario of this topology with ``flows``; ``simulation`` as
-        :func:`aqmlab.scenario.scenario` (warmup, seed, run, sample_interval, profile)."""
+        :func:`aqmlab.scenario.scenario` (warmup, seed, run, sample_interval, sample_queues, profile)."""
         return sc.scenario(
             duration=duration, nodes=self.nodes, links=self.links, flows=flows, **simulation
         )

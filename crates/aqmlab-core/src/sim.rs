@@ -257,10 +257,12 @@ pub struct Simulator<'a> {
     flows: Vec<FlowState>,
     scratch: Vec<u32>,
     segments: Vec<Segment>,
-    /// The time series; channel c is entity c of `ts.queues`.
+    /// The time series of the sampled queues and the traced flows.
     ts: TimeSeries,
     /// Traced TCP flows and their entity in `ts.flows`.
     traced: Vec<(usize, usize)>,
+    /// (channel, entity in `ts.queues`) of each sampled queue (`Scenario::sampled_queues`).
+    sampled: Vec<(usize, usize)>,
     metric_buf: Vec<f64>,
     processed: u64,
     /// Simulated time published for progress reporting (read by another thread).
@@ -369,10 +371,13 @@ impl<'a> Simulator<'a> {
             queues: LongSeries::new(samples),
             flows: LongSeries::new(samples),
         };
-        for (c, ch) in channels.iter().enumerate() {
-            let metrics = queues[c].metric_names();
-            let all: Vec<&'static str> = SAMPLED.iter().chain(metrics).copied().collect();
-            ts.queues.add(queue_name(s, ch), &all);
+        let mut sampled = vec![];
+        for (c, on) in s.sampled_queues(&s.link_ends()).into_iter().enumerate() {
+            if on {
+                let metrics = queues[c].metric_names();
+                let all: Vec<&'static str> = SAMPLED.iter().chain(metrics).copied().collect();
+                sampled.push((c, ts.queues.add(queue_name(s, &channels[c]), &all)));
+            }
         }
         let mut traced = vec![];
         for (i, f) in s.flows.iter().enumerate() {
@@ -417,6 +422,7 @@ impl<'a> Simulator<'a> {
             scratch: vec![],
             segments: vec![],
             ts,
+            sampled,
             traced,
             metric_buf: vec![],
             processed: 0,

@@ -6,7 +6,8 @@
 //! (`links[2].queue.limit_pkts = 0: must be at least 1`). Nothing is clamped.
 //! Python dicts are written as TOML text and take exactly the same path, and `to_toml`
 //! echoes the canonical form (units normalised, defaults written out except the optional
-//! `sample_interval` and `stop`, whose defaults depend on the duration), so
+//! `sample_interval` and `stop`, whose defaults depend on the duration, and
+//! `sample_queues = "auto"`), so
 //! builder == file == echo is testable.
 
 mod conditioners;
@@ -15,6 +16,7 @@ mod flow_tcp;
 mod json;
 mod profile;
 pub mod repeat;
+mod sampling;
 pub mod switch;
 
 pub use crate::aqm::AqmSpec;
@@ -34,6 +36,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 pub use crate::check::{ScenarioError, ScenarioErrors};
 pub use profile::{Profile, Val, PROFILES};
+pub use sampling::{SampleQueues, AUTO_ALL_LINKS};
 
 // ---------------------------------------------------------------------------------------
 // Schema
@@ -85,6 +88,9 @@ pub struct Simulation {
     /// Time-series sampling period; default duration / 1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_interval: Option<Duration>,
+    /// The queues sampled (`sampling.rs`).
+    #[serde(default, skip_serializing_if = "SampleQueues::is_auto")]
+    pub sample_queues: SampleQueues,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -426,7 +432,7 @@ impl Scenario {
     }
 
     /// The (a, b) node indices of each link (None if a name is unknown).
-    fn link_ends(&self) -> Vec<Option<(usize, usize)>> {
+    pub(crate) fn link_ends(&self) -> Vec<Option<(usize, usize)>> {
         let index = self.node_indices();
         let idx = |name: &str| index.get(name).copied();
         (self.links.iter())
@@ -497,11 +503,6 @@ impl std::ops::DerefMut for Validator {
     }
 }
 
-/// Time-series samples per queue: 10^7 samples of a few columns is already ~100 MB.
-const MAX_SAMPLES: u64 = 10_000_000;
-/// Time-series values of a run across all queues and traced flows (f64: 400 MB).
-const MAX_SERIES_VALUES: u64 = 50_000_000;
-
 impl Validator {
     /// Names become result labels and RNG stream paths (`flows/<name>`), and queue names
     /// are `from->to`: a small alphabet keeps all of those unambiguous.
@@ -552,57 +553,7 @@ impl Validator {
                 ),
             );
         }
-        if let Some(si) = sim.sample_interval {
-            if si.0 == 0 {
-                self.err("simulation.sample_interval", "\"0ns\"", "must be > 0");
-            } else if si.0 > sim.duration.0 {
-                self.err(
-                    "simulation.sample_interval",
-                    format!("\"{}\"", crate::units::format_time(si.0)),
-                    "must be <= simulation.duration",
-                );
-            }
-        }
-
-        let duration_ok = sim.duration.0 > 0 && sim.duration.0 <= MAX_TIME;
-        if duration_ok && sim.sample_interval.is_none_or(|si| si.0 > 0) {
-            let samples = sim.duration.0 / s.sample_interval();
-            if samples > MAX_SAMPLES {
-                self.err(
-                    "simulation.sample_interval",
-                    format!("\"{}\"", crate::units::format_time(s.sample_interval())),
-                    format!(
-                        "gives {samples} samples per queue over simulation.duration; at most \
-                         {MAX_SAMPLES} are recorded (raise the interval)"
-                    ),
-                );
-            } else {
-                // Every queue records at least its length (packets, bytes) and six counters
-                // (AQMs add their own); each traced flow four series.
-                let traced_inputs: usize = (s.nodes.iter())
-                    .filter_map(|n| n.switch.as_ref().map(|sw| (n, sw)))
-                    .filter(|(_, sw)| sw.trace_inputs == Some(true))
-                    .map(|(n, sw)| sw.input_queues(switch::port_links(s, &n.name).len()))
-                    .sum();
-                let queues = 2 * s.links.len() as u64 + traced_inputs as u64;
-                let traced = s.flows.iter().filter(|f| f.traced()).count() as u64;
-                let series = 8 * queues + 4 * traced;
-                let values = (samples + 1).saturating_mul(series);
-                if values > MAX_SERIES_VALUES {
-                    self.err(
-                        "simulation.sample_interval",
-                        format!("\"{}\"", crate::units::format_time(s.sample_interval())),
-                        format!(
-                            "records at least {values} time-series values ({} samples x {series} \
-                             series: {queues} queues x 8, {traced} traced flows x 4); at most \
-                             {MAX_SERIES_VALUES} (400 MB) are kept: raise the interval or trace \
-                             fewer flows or switch inputs",
-                            samples + 1
-                        ),
-                    );
-                }
-            }
-        }
+        self.sampling(s, ends);
 
         let mut names = HashSet::new();
         for (i, n) in s.nodes.iter().enumerate() {

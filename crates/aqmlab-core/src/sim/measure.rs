@@ -63,7 +63,7 @@ impl Simulator<'_> {
         let now = self.now;
         let k = self.ts.time_s.len();
         self.ts.time_s.push(secs(now));
-        for c in 0..self.channels.len() {
+        for &(c, e) in &self.sampled {
             let q = &self.queues[c];
             let buf = &mut self.metric_buf;
             buf.clear();
@@ -73,7 +73,7 @@ impl Simulator<'_> {
                 buf.resize(SAMPLED.len() + names.len(), f64::NAN);
                 q.metrics(now, &mut buf[SAMPLED.len()..]);
             }
-            self.ts.queues.record(c, k, buf);
+            self.ts.queues.record(e, k, buf);
         }
         for &(f, e) in &self.traced {
             if let Some(tcp) = &self.flows[f].tcp {

@@ -39,9 +39,7 @@ def child(n: int, duration: str) -> None:
         "delivered_pkts": int(res.flows["delivered_pkts"].sum())
         if "delivered_pkts" in res.flows
         else None,
-        "bottleneck_utilisation": float(
-            res.queues.set_index("name").loc["r1->r2", "utilisation"]
-        )
+        "bottleneck_utilisation": float(res.queues.set_index("name").loc["r1->r2", "utilisation"])
         if "utilisation" in res.queues
         else None,
     }

@@ -157,8 +157,9 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
 /// What a run reads: scenario text, or a Python dict read from its objects (`read`).
 enum Input {
     Text(String),
-    /// The scenario read straight from the dict (`read::scenario`), and the seconds it took.
-    Scenario(scenario::Scenario, f64),
+    /// The scenario read straight from the dict (`read::scenario`), and the seconds it took
+    /// (boxed: a scenario is several hundred bytes, the other inputs a few words).
+    Scenario(Box<scenario::Scenario>, f64),
     /// The dict's document (`read::document`), and the seconds reading took (both readers).
     Document(toml::Table, f64),
 }
@@ -172,7 +173,7 @@ struct NotDirect;
 fn dict_input(d: &Bound<'_, PyDict>) -> Option<Input> {
     let (direct, t) = timed(|| read::scenario(d));
     if let Some(s) = direct {
-        return Some(Input::Scenario(s, t));
+        return Some(Input::Scenario(Box::new(s), t));
     }
     let (doc, t2) = timed(|| read::document(d));
     doc.map(|doc| Input::Document(doc, t + t2))
@@ -181,7 +182,7 @@ fn dict_input(d: &Bound<'_, PyDict>) -> Option<Input> {
 fn simulate(input: Input, progress: Option<Arc<AtomicU64>>) -> Result<RunOutput, NotDirect> {
     let (s, parse) = timed(|| match input {
         Input::Text(text) => Some((scenario::parse(&text), 0.0)),
-        Input::Scenario(s, read) => Some((Ok(s), read)),
+        Input::Scenario(s, read) => Some((Ok(*s), read)),
         Input::Document(doc, read) => scenario::parse_document(doc).map(|s| (Ok(s), read)),
     });
     let (s, read) = s.ok_or(NotDirect)?;

@@ -61,13 +61,13 @@ bench:
 lint: $(STAMP)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests benchmarks
-	$(BIN)/ruff format --check python tests benchmarks
+	$(BIN)/ruff check python tests benchmarks examples
+	$(BIN)/ruff format --check python tests benchmarks examples
 
 fmt: $(STAMP)
 	cargo fmt --all
-	$(BIN)/ruff format python tests
-	$(BIN)/ruff check --fix python tests
+	$(BIN)/ruff format python tests examples
+	$(BIN)/ruff check --fix python tests examples
 
 # ns-3.44, the second reference simulator (`aqmlab crosscheck --ns3`, docs/ns3.md), in its
 # own environment: the PyPI build of ns-3 (cppyy bindings, about 500 MB installed).

@@ -771,7 +771,7 @@ def test_readme_python_blocks_run_in_order_as_pasted(readme_dir):
 
 # Shell commands of the README this test does not run, and why.
 README_SH_SKIPPED = {
-    "make run": "builds the engine and runs every reproduction (61 s in BENCHMARKS.md)",
+    "make run": "builds the engine and runs every reproduction (its time is in BENCHMARKS.md)",
     "make test": "runs this test suite and the cargo tests: minutes, and recursive",
     ".venv/bin/aqmlab sweep scenarios/sweeps/example_buffer.toml --cluster local": (
         "starts a Dask LocalCluster of worker processes; the sweep itself is run above"

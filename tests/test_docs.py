@@ -127,6 +127,7 @@ FLOW_REQUIRED = {
     "poisson": {"rate": "1Mbps"},
     "onoff": {"rate": "1Mbps", "on_time": "100ms", "off_time": "100ms"},
     "tcp": {},
+    "probe": {},
 }
 AQM_REQUIRED = {
     "red": {"min_th": 5, "max_th": 15},
@@ -566,6 +567,10 @@ def _acts_as_scenario(key: str, needs: dict, name: str, value: Any = None) -> di
         # The fields every flow has: on the first TCP flow (ECN-capable).
         table = s["flows"][{"tcp": 0, "poisson": 2, "onoff": 3, "": 0}[tag]]
         table.update(needs)
+    elif key == "flow/probe":
+        # A probe beside the busy network's flows: its requests and replies share the queues.
+        table = {**FLOW, "name": "ping", "type": "probe", "packet_size": 64, **needs}
+        s["flows"].append(table)
     elif group == "scenario":
         table = s
     elif group == "simulation":

@@ -20,6 +20,7 @@ import tomli_w
 from aqmlab import _core
 from aqmlab._fields import opt as _opt
 from aqmlab.congestion import bbr, cubic, dctcp, prague, reno  # re-exported: sc.cubic()
+from aqmlab.probe import probe
 
 SCHEMA_VERSION: int = _core.SCHEMA_VERSION
 
@@ -447,6 +448,7 @@ def link(
     loss: Mapping[str, Any] | None = None,
     name: str | None = None,
     reverse_queue: Mapping[str, Any] | None = None,
+    reverse_bandwidth: str | None = None,
 ) -> dict[str, Any]:
     """A full-duplex link; ``queue`` serves a→b and also b→a unless ``reverse_queue`` is given."""
     d: dict[str, Any] = _opt({}, name=name)
@@ -456,6 +458,7 @@ def link(
         loss=dict(loss) if loss else None,
         queue=dict(queue),
         reverse_queue=dict(reverse_queue) if reverse_queue else None,
+        reverse_bandwidth=reverse_bandwidth,  # b→a's rate, when it differs from a→b's
     )
 
 
@@ -875,6 +878,7 @@ __all__ = [
     "pie",
     "poisson",
     "prague",
+    "probe",
     "psand",
     "queue",
     "random_sessions",

@@ -18,6 +18,7 @@ fn cases() -> Vec<Case> {
             &format!("pkt_rate = 300.0\nstart = \"{start}\""),
         )
     };
+    let probe = |extra: &str| append(&format!("[[flows]]\nname = \"ping\"\ntype = \"probe\"\nsrc = \"h1\"\ndst = \"h2\"\npacket_size = 64\n{extra}"));
     vec![
         // --- negative, zero, NaN and infinite values -------------------------------------
         case("bernoulli p negative", edit("p = 0.01", "p = -0.1"),
@@ -596,6 +597,18 @@ fn cases() -> Vec<Case> {
             "simulation", N, "missing field `duration`"),
         case("missing link delay", edit("delay = \"1ms\"\n", ""),
             "links[0]", N, "missing field `delay`"),
+        // --- probes and asymmetric links ----------------------------------------------
+        case("probe interval zero", probe("interval = \"0s\""),
+            "flows[3].interval", Some("\"0ns\""), "must be > 0"),
+        case("probe interval beyond the clock", probe("interval = \"2000000s\""),
+            "flows[3].interval", Some("\"2000000s\""), "must be <= \"1000000s\""),
+        case("probe precedence 8", probe("precedence = 8"),
+            "flows[3].precedence", Some("8"), "must be a precedence in [0, 7]"),
+        case("probe with a cbr field", probe("rate = \"1Mbps\""),
+            "flows[3].rate", N, "not a field of type = \"probe\"; its fields are interval, precedence"),
+        case("reverse_bandwidth zero",
+            edit("bandwidth = \"10Mbps\"", "bandwidth = \"10Mbps\"\nreverse_bandwidth = \"0bps\""),
+            "links[1].reverse_bandwidth", Some("\"0bps\""), "must be > 0"),
         case("TOML syntax error", edit(r#"seed = 7"#, r#"seed = "7"#),
             "", N, "TOML syntax error"),
         case("duplicate key (TOML)", edit("seed = 7", "seed = 7\nseed = 8"),

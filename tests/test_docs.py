@@ -790,6 +790,7 @@ README_SH_SKIPPED = {
     ".venv/bin/aqmlab reproduce urio": "a full-size reproduction: 150 runs and 80 of sensitivity",
     ".venv/bin/aqmlab reproduce cioq": "a full-size reproduction: 795 runs",
     ".venv/bin/aqmlab reproduce l4s": "a full-size reproduction: 128 runs",
+    ".venv/bin/aqmlab rrul --out results/rrul": "six 40-s RRUL runs with plots (about 10 s)",
 }
 
 

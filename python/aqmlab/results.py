@@ -92,6 +92,9 @@ class Results:
         queue_colours (only when a marker coloured some packet): the queue counters by
             drop precedence, one row per (queue, colour seen): arrivals, enqueued,
             dequeued, throughput_bps, dropped_<reason>, marked_<reason>.
+        probes (only with ``type = "probe"`` flows): one row per probe request sent after
+            the warm-up whose fate is known: ``flow``, ``seq``, ``sent_s``, ``rtt_s`` (its
+            round trip; missing when lost) and ``lost``.
         tables: every table above, then those components add (each SFB queue's bins at
             the end of the run, ...), by name.
         timing: wall seconds of the run's phases in the engine's binding (``parse_s``,

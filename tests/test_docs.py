@@ -48,7 +48,7 @@ def _without_code(text: str) -> list[str]:
     """The lines outside fenced code blocks (a `# comment` in a TOML block is no heading)."""
     out, fenced = [], False
     for line in text.splitlines():
-        if line.startswith("```"):
+        if line.lstrip().startswith("```"):  # a fence may be indented in a list item
             fenced = not fenced
             continue
         out.append("" if fenced else line)

@@ -19,6 +19,7 @@ import tomli_w
 
 from aqmlab import _core
 from aqmlab._fields import opt as _opt
+from aqmlab.capture import capture  # re-exported: sc.capture()
 from aqmlab.congestion import bbr, cubic, dctcp, prague, reno  # re-exported: sc.cubic()
 
 SCHEMA_VERSION: int = _core.SCHEMA_VERSION
@@ -39,18 +40,19 @@ def scenario(
     sample_interval: str | None = None,
     sample_queues: str | list[str] | None = None,
     profile: str | None = None,
+    captures: Iterable[Mapping[str, Any]] = (),
 ) -> Scenario:
     """A whole scenario. ``run`` is the replication index (independent streams of ``seed``).
     ``sample_queues`` ("auto", "all", "core" or queue names "from->to") chooses the queues
     in the time series (docs/scenarios.md, ``[simulation]``).
     ``profile`` ("ns2-2001", "ns2.35", "ns3.44") fills in the TCP and RED fields left unset
-    with that simulator's defaults (docs/profiles.md)."""
+    with that simulator's defaults (docs/profiles.md). ``captures``: docs/capture.md."""
     sim = _opt({"duration": duration}, warmup=warmup, seed=seed, run=run)
     sim = _opt(sim, sample_interval=sample_interval, sample_queues=sample_queues)
     s: dict[str, Any] = _opt({"schema_version": SCHEMA_VERSION}, profile=profile)
     s.update(simulation=sim, nodes=[dict(n) for n in nodes], links=[dict(x) for x in links])
     s["flows"] = [dict(f) for f in flows]
-    return s
+    return _opt(s, captures=[dict(c) for c in captures] or None)
 
 
 def host(name: str) -> dict[str, Any]:
@@ -447,6 +449,7 @@ def link(
     loss: Mapping[str, Any] | None = None,
     name: str | None = None,
     reverse_queue: Mapping[str, Any] | None = None,
+    capture: bool = False,
 ) -> dict[str, Any]:
     """A full-duplex link; ``queue`` serves a→b and also b→a unless ``reverse_queue`` is given."""
     d: dict[str, Any] = _opt({}, name=name)
@@ -456,6 +459,7 @@ def link(
         loss=dict(loss) if loss else None,
         queue=dict(queue),
         reverse_queue=dict(reverse_queue) if reverse_queue else None,
+        capture=True if capture else None,
     )
 
 
@@ -857,6 +861,7 @@ __all__ = [
     "bio",
     "bio_level",
     "blue",
+    "capture",
     "cbr",
     "codel",
     "cubic",

@@ -8,7 +8,7 @@ use aqmlab_core::sim::{self, RunResults, SimError};
 use aqmlab_core::table::{Column, Table};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -158,7 +158,8 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
 enum Input {
     Text(String),
     /// The scenario read straight from the dict (`read::scenario`), and the seconds it took.
-    Scenario(scenario::Scenario, f64),
+    /// Boxed: a scenario is ~300 bytes, the other variants' tens.
+    Scenario(Box<scenario::Scenario>, f64),
     /// The dict's document (`read::document`), and the seconds reading took (both readers).
     Document(toml::Table, f64),
 }
@@ -172,7 +173,7 @@ struct NotDirect;
 fn dict_input(d: &Bound<'_, PyDict>) -> Option<Input> {
     let (direct, t) = timed(|| read::scenario(d));
     if let Some(s) = direct {
-        return Some(Input::Scenario(s, t));
+        return Some(Input::Scenario(Box::new(s), t));
     }
     let (doc, t2) = timed(|| read::document(d));
     doc.map(|doc| Input::Document(doc, t + t2))
@@ -181,7 +182,7 @@ fn dict_input(d: &Bound<'_, PyDict>) -> Option<Input> {
 fn simulate(input: Input, progress: Option<Arc<AtomicU64>>) -> Result<RunOutput, NotDirect> {
     let (s, parse) = timed(|| match input {
         Input::Text(text) => Some((scenario::parse(&text), 0.0)),
-        Input::Scenario(s, read) => Some((Ok(s), read)),
+        Input::Scenario(s, read) => Some((Ok(*s), read)),
         Input::Document(doc, read) => scenario::parse_document(doc).map(|s| (Ok(s), read)),
     });
     let (s, read) = s.ok_or(NotDirect)?;
@@ -318,10 +319,23 @@ fn _tables_for_test(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 fn to_python<'py>(
     py: Python<'py>,
     s: scenario::Scenario,
-    r: RunResults,
+    mut r: RunResults,
     mut timing: Timing,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
+    // Each captured link direction's pcap file, as bytes (`aqmlab_core::capture`).
+    let captures = PyList::empty(py);
+    for c in std::mem::take(&mut r.captures) {
+        let d = PyDict::new(py);
+        d.set_item("name", c.name)?;
+        d.set_item("link", c.link)?;
+        d.set_item("from", c.from)?;
+        d.set_item("to", c.to)?;
+        d.set_item("packets", c.packets)?;
+        d.set_item("pcap", PyBytes::new(py, &c.pcap))?;
+        captures.append(d)?;
+    }
+    out.set_item("captures", captures)?;
     out.set_item("events", r.events)?;
     out.set_item("packets", r.packets)?;
     out.set_item("measured_s", r.measured_s)?;

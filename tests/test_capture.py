@@ -283,3 +283,9 @@ def test_the_ns2_and_ns3_translations_ignore_captures():
     assert captured != plain
     assert ns2.translate(captured).tcl == ns2.translate(plain).tcl
     assert ns3.translate(captured) == ns3.translate(plain)
+
+
+def test_the_same_run_gives_the_same_bytes(run):
+    caps = [sc.capture(f"s{i}->r0", snaplen=262144) for i in range(N_ECN + N_PLAIN + 1)]
+    again = aqmlab.run(_scenario(captures=caps, bottleneck_capture=True))
+    assert again.captures == run.captures

@@ -114,6 +114,8 @@ pub struct Captures {
     /// Each flow's MSS (its data segments' payload bytes; 0 for open-loop flows).
     mss: Vec<u32>,
     bytes: u64,
+    /// `crate::mem::MAX_CAPTURE_BYTES` (smaller in the tests).
+    limit: u64,
     frame: Vec<u8>,
 }
 
@@ -145,6 +147,7 @@ impl Captures {
             list,
             mss,
             bytes: 0,
+            limit: crate::mem::MAX_CAPTURE_BYTES,
             frame: Vec::with_capacity(256),
         }))
     }
@@ -166,11 +169,11 @@ impl Captures {
         self.frame.truncate(one.at.snaplen as usize);
         let kept = self.frame.len() as u64;
         self.bytes += 16 + kept;
-        if self.bytes > crate::mem::MAX_CAPTURE_BYTES {
+        if self.bytes > self.limit {
             crate::mem::exhausted(format!(
                 "the packet captures passed {} bytes (at {} on channel {c}): capture fewer \
                  links, a shorter start/stop window or a smaller snaplen",
-                crate::mem::MAX_CAPTURE_BYTES,
+                self.limit,
                 crate::units::format_time(now),
             ));
         }
@@ -408,6 +411,65 @@ mod tests {
         assert_eq!(b[9], 17);
         assert_eq!(u16::from_be_bytes([b[24], b[25]]), 480, "UDP length");
         assert!(transport_sums_ok(&b));
+    }
+
+    /// Past the byte bound the run ends with `ResourceExhausted`, naming what to change.
+    #[test]
+    fn captures_stop_at_their_byte_bound() {
+        let s = crate::scenario::load(
+            r#"
+schema_version = 1
+[simulation]
+duration = "1s"
+[[nodes]]
+name = "a"
+type = "host"
+[[nodes]]
+name = "b"
+type = "host"
+[[links]]
+a = "a"
+b = "b"
+bandwidth = "1Mbps"
+delay = "1ms"
+queue = { limit_pkts = 10 }
+capture = true
+[[flows]]
+name = "u"
+type = "cbr"
+src = "a"
+dst = "b"
+rate = "100kbps"
+packet_size = 1000
+"#,
+        )
+        .expect("valid");
+        let at = s.captured(&s.link_ends());
+        assert_eq!(at.len(), 2);
+        let mut cap = Captures::new(&s, at, 2).expect("captures");
+        cap.limit = 24 + 10 * (16 + 96);
+        let mut arena = PacketArena::default();
+        let pkt = arena.alloc(Packet {
+            flow: 0,
+            dst: 1,
+            udp: true,
+            ..data(0, 1000, Ecn::NotEct)
+        });
+        for t in 0..10 {
+            cap.on_tx(0, t, pkt, &arena);
+        }
+        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            cap.on_tx(1, 10, pkt, &arena)
+        }));
+        let payload = got.expect_err("the 11th record passes the bound");
+        let r = payload
+            .downcast_ref::<crate::mem::ResourceExhausted>()
+            .expect("a ResourceExhausted");
+        assert!(
+            r.0.starts_with("the packet captures passed 1144 bytes"),
+            "{r:?}"
+        );
+        assert!(r.0.contains("smaller snaplen"), "{r:?}");
     }
 
     #[test]

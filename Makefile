@@ -8,7 +8,7 @@ BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.deps-$(shell cksum requirements-dev.txt | cut -d' ' -f1)
 OUT    ?= results/reproduce
 
-.PHONY: all run test test-rust test-python test-slow bench lint fmt develop clean ns3
+.PHONY: all run test test-rust test-python test-slow bench lint fmt develop wheel clean ns3
 
 all: develop
 
@@ -26,11 +26,18 @@ $(STAMP): requirements-dev.txt | $(BIN)/python
 # live) to "cargo", in Rust and in the C that dependencies compile (mimalloc), so that the
 # built module names no machine path (its panic locations, __FILE__ and debug names).
 CARGO_HOME ?= $(HOME)/.cargo
+REMAP = RUSTFLAGS="--remap-path-prefix=$(CURDIR)=. --remap-path-prefix=$(CARGO_HOME)=cargo" \
+	CFLAGS="-ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(CARGO_HOME)=cargo"
 develop: $(STAMP)
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH \
-		RUSTFLAGS="--remap-path-prefix=$(CURDIR)=. --remap-path-prefix=$(CARGO_HOME)=cargo" \
-		CFLAGS="-ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(CARGO_HOME)=cargo" \
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(REMAP) \
 		$(BIN)/maturin develop --release --quiet
+
+# The installable wheel (docs/install.md) in $(WHEEL_DIR): the same release build with the
+# same flags as `develop`, so that after `make develop` it only packs (seconds), and the
+# module in it names no machine path either. `pip install dist/aqmlab-*.whl` anywhere.
+WHEEL_DIR ?= dist
+wheel: $(STAMP)
+	$(REMAP) $(BIN)/maturin build --release --quiet --out $(WHEEL_DIR)
 
 # The main job: every paper reproduction at quick size (REM, PSAND, ...), reports in $(OUT).
 run: develop
@@ -54,13 +61,13 @@ bench:
 lint: $(STAMP)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests benchmarks
-	$(BIN)/ruff format --check python tests benchmarks
+	$(BIN)/ruff check python tests benchmarks examples
+	$(BIN)/ruff format --check python tests benchmarks examples
 
 fmt: $(STAMP)
 	cargo fmt --all
-	$(BIN)/ruff format python tests
-	$(BIN)/ruff check --fix python tests
+	$(BIN)/ruff format python tests examples
+	$(BIN)/ruff check --fix python tests examples
 
 # ns-3.44, the second reference simulator (`aqmlab crosscheck --ns3`, docs/ns3.md), in its
 # own environment: the PyPI build of ns-3 (cppyy bindings, about 500 MB installed).

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+BOTTLENECK = "r1->r2"
+
 
 def child(n: int, duration: str) -> None:
     t0 = time.perf_counter()
@@ -30,20 +32,15 @@ def child(n: int, duration: str) -> None:
     res = aqmlab.run(s)
     t2 = time.perf_counter()
     ts = res.timeseries
+    q = res.queues.set_index("name")
     out = {
         "build_s": t1 - t0,
         "run_s": t2 - t1,
         "queues": len(res.queues),
         "sampled_queues": sorted(set(ts["queue"])),
         "samples": int(ts["time_s"].nunique()),
-        "delivered_pkts": int(res.flows["delivered_pkts"].sum())
-        if "delivered_pkts" in res.flows
-        else None,
-        "bottleneck_utilisation": float(
-            res.queues.set_index("name").loc["r1->r2", "utilisation"]
-        )
-        if "utilisation" in res.queues
-        else None,
+        "received_pkts": int(res.flows["received_pkts"].sum()),
+        "bottleneck_utilization": float(q.loc[BOTTLENECK, "utilization"]),
     }
     print(json.dumps(out))
 
@@ -75,8 +72,8 @@ def main() -> None:
     print(
         f"  {r['queues']} queues, {len(r['sampled_queues'])} sampled "
         f"({', '.join(r['sampled_queues'])}) x {r['samples']} samples; "
-        f"bottleneck utilisation {r['bottleneck_utilisation']}, "
-        f"delivered {r['delivered_pkts']} packets"
+        f"bottleneck utilization {r['bottleneck_utilization']:.3f}, "
+        f"{r['received_pkts']} packets received"
     )
 
 

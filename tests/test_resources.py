@@ -72,10 +72,11 @@ def test_time_series_across_all_queues_are_bounded_by_validation():
         """
 import aqmlab
 from aqmlab import scenario as sc
-nodes = [sc.host("h0")] + [sc.router(f"r{i}") for i in range(200)]
+nodes = [sc.host("h0")] + [sc.router(f"r{i}") for i in range(1, 201)]
 links = [sc.link(f"r{i}" if i else "h0", f"r{i+1}", bandwidth="1Gbps", delay="1ms",
                  queue=sc.queue(limit_pkts=100)) for i in range(200)]
-s = sc.scenario(duration="1s", nodes=nodes, links=links, sample_interval="10us")
+s = sc.scenario(duration="1s", nodes=nodes, links=links, sample_interval="10us",
+                sample_queues="all")
 try:
     aqmlab.validate(s)
 except aqmlab.ScenarioError as e:

@@ -33,8 +33,8 @@ def test_scenario_file_runs_at_a_short_horizon(path):
 
 @pytest.mark.slow
 def test_dumbbell_10000_loads_in_under_a_second_and_every_flow_delivers():
-    # Load + validate + build measured 0.56-0.77 s on the 2-core development machine under
-    # load (BENCHMARKS.md); 1 s is issue 15's target.
+    # Load + validate + build: BENCHMARKS.md's scale table times it (its 10 000-flow row);
+    # 1 s is issue 15's target.
     r = aqmlab.run(ROOT / "scenarios" / "dumbbell_10000.toml")
     assert len(r.flows) == 10_000 and len(r.queues) == 2 * 20_001
     t = r.timing

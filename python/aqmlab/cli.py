@@ -20,6 +20,7 @@ EPILOG = """examples:
   aqmlab results sw.db --export parquet  every finished run as a table
   aqmlab crosscheck my.toml --runs 5     the same scenario in ns-2.35 beside aqmlab
   aqmlab crosscheck my.toml --ns3        ... in ns-3.44 (CoDel, PIE, FQ-CoDel)
+  aqmlab rrul --out results/rrul         Flent's RRUL latency-under-load test, per AQM
 
 Scenario reference: docs/scenarios.md. Exit status: 0 ok, 1 some sweep runs failed,
 2 invalid input (or not runnable in ns-2.35), 3 engine error or out of memory,
@@ -225,6 +226,34 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rrul(args: argparse.Namespace) -> int:
+    import time
+
+    from aqmlab.experiments import bufferbloat as bb
+
+    try:
+        keys = [bb.aqm_key(a) for a in args.aqm] if args.aqm else list(bb.AQMS)
+        quick = args.quick
+        c = bb.Config(
+            duration_s=args.duration if args.duration is not None else (10.0 if quick else 30.0),
+            delay_s=2.0 if quick else 5.0,
+            rtt_ms=args.rtt_ms,
+        )
+        bb.validate_config(c)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    _, table, out = bb.rrul(keys, config=c, out=args.out, workers=args.workers)
+    print(
+        f"RRUL, 20/5 Mb/s, base RTT {c.rtt_ms:g} ms, {c.duration_s:g} s loaded "
+        f"({c.total_s:g} s simulated per AQM); loaded-window figures:"
+    )
+    print(bb.table_text(table))
+    print(f"report {out / 'report.html'} ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
 def _set_value(text: str) -> object:
     """A --set value: TOML (a number, a boolean, a quoted string, an inline table), or
     the text itself as a string."""
@@ -383,6 +412,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="exit 1 when some metric differs (flagged)"
     )
     c.set_defaults(func=cmd_crosscheck)
+
+    rr = sub.add_parser(
+        "rrul", help="Flent's RRUL test (latency under load) on a home gateway, per AQM"
+    )
+    rr.add_argument(
+        "--aqm",
+        action="append",
+        metavar="NAME",
+        help="an AQM to test (repeat; default: droptail, codel, fq_codel, pie, red, dualpi2)",
+    )
+    rr.add_argument("--rtt-ms", type=float, default=40.0, help="base RTT, 20 to 80 ms")
+    rr.add_argument("--duration", type=float, help="seconds of load (default 30; 10 with --quick)")
+    rr.add_argument("--out", default="results/rrul", help="report directory")
+    rr.add_argument("--quick", action="store_true", help="10 s of load, 2 s idle each side")
+    rr.add_argument("--workers", type=int, default=2, help="runs at once (threads)")
+    rr.set_defaults(func=cmd_rrul)
 
     e = sub.add_parser("example", help="print (or write) the built-in example scenario")
     e.add_argument("--out", help="write to this file instead of standard output")

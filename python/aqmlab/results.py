@@ -7,9 +7,12 @@ import math
 import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+# pandas and numpy load on first use: `aqmlab --help` and `validate` never need them.
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 SUMMARY_QUEUE_FIELDS = (
     "name",
@@ -89,6 +92,9 @@ class Results:
         queue_colours (only when a marker coloured some packet): the queue counters by
             drop precedence, one row per (queue, colour seen): arrivals, enqueued,
             dequeued, throughput_bps, dropped_<reason>, marked_<reason>.
+        probes (only with ``type = "probe"`` flows): one row per probe request sent after
+            the warm-up whose fate is known: ``flow``, ``seq``, ``sent_s``, ``rtt_s`` (its
+            round trip; missing when lost) and ``lost``.
         tables: every table above, then those components add (each SFB queue's bins at
             the end of the run, ...), by name.
         captures: the pcap file of each captured link direction (``capture = true`` on a
@@ -266,7 +272,7 @@ class Results:
         return written
 
 
-class _Tables(Mapping[str, pd.DataFrame]):
+class _Tables(Mapping[str, "pd.DataFrame"]):
     """The engine's tables by name, in its order, each made a DataFrame when first read.
 
     Building every DataFrame up front cost more than a small run itself (eight frames of a
@@ -300,6 +306,8 @@ def _frame(columns: dict[str, Any]) -> pd.DataFrame:
     """One engine table (numpy arrays, or lists of strings or optional floats) as a
     DataFrame, columns in the engine's order. An empty table keeps the dtype pandas gives
     empty lists (float64), as its columns had before tables crossed generically."""
+    import pandas as pd
+
     if not any(len(v) for v in columns.values()):
         return pd.DataFrame({c: [] for c in columns})
     # The binding's arrays are fresh and only ``raw`` holds them besides: the frame takes

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+# pandas and numpy load on first use: `aqmlab --help` and `validate` never need them.
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def t975(df: int) -> float:
@@ -25,6 +27,8 @@ def half_width(sd: Any, n: Any) -> Any:
     """The 95% Student-t half-width of a mean of n values with standard deviation sd (a
     number, or a pandas/numpy object of them); NaN below two values. ``n`` may also be an
     array of counts, one per row of a 2-D ``sd`` (a sweep's points)."""
+    import numpy as np
+
     if np.ndim(n) == 0:
         return t975(n - 1) * sd / math.sqrt(n) if n > 1 else sd * math.nan
     n = np.asarray(n)
@@ -36,6 +40,8 @@ def half_width(sd: Any, n: Any) -> Any:
 
 def mean_ci(x: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """Mean and 95% Student-t half-width of the values (NaN half-width below two)."""
+    import numpy as np
+
     a = np.asarray(x, dtype=float)
     if len(a) < 2:
         return float(np.mean(a)), math.nan
@@ -48,6 +54,7 @@ def welch_ci(
     """mean(a) - mean(b) and the 95% half-width of Welch's interval for it (the Student-t
     quantile at the Welch-Satterthwaite degrees of freedom, scipy); 0 when both samples
     are constant."""
+    import numpy as np
     from scipy.stats import t
 
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -63,6 +70,8 @@ def welch_ci(
 def trend(x: Sequence[float]) -> float:
     """Spearman's rank correlation of the values with their order 0, 1, ... (ties get
     average ranks); NaN below two values or with a NaN among them."""
+    import numpy as np
+
     if len(x) < 2 or any(math.isnan(v) for v in x):
         return math.nan
     from scipy.stats import spearmanr

@@ -23,9 +23,12 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+# pandas and numpy load on first use: `aqmlab --help` and `validate` never need them.
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 APPLICATION_ID = 0x41514D4C  # "AQML"
 SCHEMA_VERSION = 1
@@ -240,6 +243,8 @@ class Store:
 
     def timeseries(self, key_prefix: str) -> pd.DataFrame:
         """The time series of the run whose key starts with ``key_prefix``."""
+        import pandas as pd
+
         files = sorted(self.timeseries_dir.glob(f"{key_prefix}*.parquet"))
         if len(files) != 1:
             raise StoreError(f"{len(files)} time-series files match {key_prefix!r}")
@@ -327,6 +332,8 @@ class Store:
 
     def runs(self, engine_version: str | None = None) -> pd.DataFrame:
         """One row per finished run: parameters, run index, engine version, metrics."""
+        import pandas as pd
+
         q = "SELECT key, engine_version, point, run_index, metrics FROM runs"
         args: tuple = ()
         if engine_version is not None:
@@ -347,6 +354,8 @@ class Store:
 
     def overview(self) -> pd.DataFrame:
         """Per engine version: finished runs, distinct points and failures."""
+        import pandas as pd
+
         q = """SELECT engine_version, sum(runs) AS runs, sum(points) AS points,
                       sum(failures) AS failures FROM (
                  SELECT engine_version, count(*) AS runs, count(DISTINCT point) AS points,
@@ -357,6 +366,8 @@ class Store:
         return pd.read_sql_query(q, self.con)
 
     def failures(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.read_sql_query(
             "SELECT key, engine_version, point, run_index, message, command FROM failures",
             self.con,

@@ -28,10 +28,12 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import numpy as np
-import pandas as pd
+# pandas and numpy load on first use: `aqmlab --help` and `validate` never need them.
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 from aqmlab import _core
 from aqmlab.pool import (
@@ -141,6 +143,8 @@ def set_field(scenario: dict, path: str, value: Any) -> None:
 
 
 def _check_args(grid, zipped, variants, runs, workers, per_run=None) -> None:
+    import numpy as np
+
     def bad(what: str) -> SweepArgumentError:
         return SweepArgumentError(what)
 
@@ -185,6 +189,8 @@ def _check_args(grid, zipped, variants, runs, workers, per_run=None) -> None:
 
 def _as_lists(axes: Mapping[str, Sequence] | None) -> dict[str, list] | None:
     """Axes as plain lists (a numpy array's values as Python numbers, for TOML)."""
+    import numpy as np
+
     if axes is None:
         return None
     return {k: v.tolist() if isinstance(v, np.ndarray) else list(v) for k, v in axes.items()}
@@ -255,6 +261,8 @@ def _run_one(
     """Runs one scenario in a worker; returns its flat metrics (the summary's unless
     ``summary`` is False, then ``extra``'s alone; and, if asked, its time-series tables,
     queues and traced flows, as Parquet bytes under the key "__timeseries__") or raises."""
+    import pandas as pd
+
     from aqmlab.results import Results
 
     res = Results(_core.run(toml_text))
@@ -317,6 +325,9 @@ def _hashable(v: Any) -> Any:
 def summarise(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
     """Per point: n_runs, and mean, sd and 95% CI half-width (Student-t) of every metric.
     Points keep their order of first appearance; list- or dict-valued axis values work."""
+    import numpy as np
+    import pandas as pd
+
     if runs.empty:
         return pd.DataFrame()
     metrics = [
@@ -353,6 +364,8 @@ def summarise(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
 
 def tidy(summary: pd.DataFrame | None, params: list[str]) -> pd.DataFrame:
     """A wide summary (``metric:mean``, ``metric:sd``, ``metric:ci95`` columns) in long form."""
+    import pandas as pd
+
     cols = [*params, "metric", "n_runs", "mean", "sd", "ci95"]
     if summary is None or summary.empty:
         return pd.DataFrame(columns=cols)
@@ -547,6 +560,8 @@ def _replication(base_dict, p, r, variants, per_run) -> dict:
 def _collect(store, version, order, rows, params) -> tuple[pd.DataFrame, list[str]]:
     """The sweep's runs in point order, from the store (which also holds the runs of an
     earlier, interrupted call) or from this call's rows; and their keys."""
+    import pandas as pd
+
     if not store:
         keys = [k for k in order if k in rows]
         return pd.DataFrame([rows[k] for k in keys]), keys
@@ -579,6 +594,8 @@ def _sweep(
     per_run=None,
     summary=True,
 ):
+    import pandas as pd
+
     done = store.finished_keys() if store else set()
 
     tasks: list[tuple[str, dict, int, str]] = []  # key, point, run, toml

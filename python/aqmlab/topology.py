@@ -35,7 +35,8 @@ class Topology:
         self, flows: Iterable[Mapping[str, Any]] = (), *, duration: str, **simulation: Any
     ) -> dict[str, Any]:
         """An ordinary scenario of this topology with ``flows``; ``simulation`` as
-        :func:`aqmlab.scenario.scenario` (warmup, seed, run, sample_interval, sample_queues, profile)."""
+        :func:`aqmlab.scenario.scenario` (warmup, seed, run, sample_interval, sample_queues,
+        profile)."""
         return sc.scenario(
             duration=duration, nodes=self.nodes, links=self.links, flows=flows, **simulation
         )

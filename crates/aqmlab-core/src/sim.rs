@@ -8,6 +8,7 @@ mod crossbar;
 mod edge;
 mod flow;
 mod measure;
+mod probe;
 mod switch;
 mod tcp;
 
@@ -22,7 +23,7 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{At, Routes, NO_ROUTE};
 use crate::scenario::{
-    Checked, FlowSpec, Names, NodeKind, QueueSpec, Scenario, ScenarioErrors, Traffic,
+    Checked, FlowKind, FlowSpec, Names, NodeKind, QueueSpec, Scenario, ScenarioErrors, Traffic,
 };
 use crate::table::Table;
 use crate::tcp::{
@@ -258,6 +259,8 @@ pub struct Simulator<'a> {
     /// The UDP source of each flow (None for TCP flows).
     sources: Vec<Option<Source>>,
     flows: Vec<FlowState>,
+    /// The probe flows' requests and their fates (sim/probe.rs).
+    probes: probe::Probes,
     scratch: Vec<u32>,
     segments: Vec<Segment>,
     /// The time series of the sampled queues and the traced flows.
@@ -306,15 +309,10 @@ impl<'a> Simulator<'a> {
                 Some(n) => [n, "", ""],
                 None => [&l.a, "-", &l.b],
             };
-            for (from, to, dir, q, limit) in [
-                (a, b, "ab", &l.queue, limit_ab),
-                (
-                    b,
-                    a,
-                    "ba",
-                    l.reverse_queue.as_ref().unwrap_or(&l.queue),
-                    limit_ba,
-                ),
+            let reverse = l.reverse_queue.as_ref().unwrap_or(&l.queue);
+            for (from, to, dir, q, limit, bps) in [
+                (a, b, "ab", &l.queue, limit_ab, l.bps(true)),
+                (b, a, "ba", reverse, limit_ba, l.bps(false)),
             ] {
                 let [l0, l1, l2] = label;
                 let stream =
@@ -322,13 +320,13 @@ impl<'a> Simulator<'a> {
                 // Channel c is fed by queue c (a switch's input queues come after): the
                 // per-packet paths find a queue without reading its channel first.
                 debug_assert_eq!(queues.len(), channels.len());
-                queues.push(build_queue(q, limit, l.bandwidth.0, &names, stream("/aqm")));
+                queues.push(build_queue(q, limit, bps, &names, stream("/aqm")));
                 drains.push(channels.len() as u32);
                 channels.push(Channel {
                     link: i as u32,
                     from,
                     to,
-                    bps: l.bandwidth.0,
+                    bps,
                     delay: l.delay.0,
                     lossy: LossyWire::new(l.loss.as_ref(), stream("/loss")),
                     busy_until: 0,
@@ -425,6 +423,7 @@ impl<'a> Simulator<'a> {
             drains,
             sources,
             flows,
+            probes: probe::Probes::new(s),
             scratch: vec![],
             segments: vec![],
             ts,
@@ -640,7 +639,7 @@ impl<'a> Simulator<'a> {
             return self.tcp_start(i);
         };
         let size = src.packet_size();
-        let (flow, from, dst, ect) = (src.flow, src.src, src.dst, src.ect);
+        let (flow, from, dst, ect, prec) = (src.flow, src.src, src.dst, src.ect, src.precedence);
         let st = &self.flows[flow as usize];
         let (seq, ends) = (st.c.sent_pkts, st.ends);
         let pkt = self.packets.alloc(Packet {
@@ -649,6 +648,7 @@ impl<'a> Simulator<'a> {
             dst,
             size,
             ecn: ect,
+            precedence: prec,
             created: now,
             seq,
             udp: true,
@@ -658,6 +658,7 @@ impl<'a> Simulator<'a> {
         let f = &mut self.flows[flow as usize].c;
         f.sent_pkts += 1;
         f.sent_bytes += size as u64;
+        self.probes.sent(flow as usize, seq, now);
         if let Some(t) = self.sources[i].as_mut().and_then(|s| s.next(now)) {
             self.events.schedule(t, Event::Send { source: i as u32 });
         }
@@ -719,6 +720,9 @@ impl<'a> Simulator<'a> {
             f.acks.recv_bytes += size;
             return self.tcp_on_ack(flow, &ack);
         }
+        if p.udp && self.probes.is_probe(flow) {
+            return self.probe_deliver(pkt);
+        }
         let (created, seq, ce, cwr) = (p.created, p.seq, p.ecn == Ecn::Ce, p.cwr);
         self.packets.free(pkt);
         let delay = self.now - created;
@@ -734,7 +738,10 @@ impl<'a> Simulator<'a> {
 
     #[inline]
     fn missing(&mut self, p: &Packet) -> &mut Missing {
-        &mut self.flows[p.flow as usize].missing[usize::from(p.is_ack)]
+        self.probes.missing(p);
+        // A packet towards the flow's source is an ACK or a probe's reply.
+        let f = &mut self.flows[p.flow as usize];
+        &mut f.missing[usize::from(p.dst == f.src)]
     }
 
     #[inline]

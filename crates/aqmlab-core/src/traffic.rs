@@ -10,6 +10,8 @@ use crate::scenario::{FlowSpec, OpenLoop, PeriodDist};
 use crate::units::{Time, NS_PER_SEC};
 
 pub enum Pattern {
+    /// Packet k leaves at start + k · `interval` ns (a probe's requests).
+    Periodic { interval: Time, k: u64 },
     /// Packet k leaves at start + ⌊k · size·8·10⁹ / rate⌋ ns: no drift from rounding.
     Cbr { bits_ns: u128, bps: u128, k: u64 },
     /// Exponential gaps of mean `mean_gap_ns`, each rounded to the nearest nanosecond.
@@ -39,6 +41,8 @@ pub struct Source {
     pub size: u32,
     /// The codepoint its packets carry (Not-ECT: not ECN-capable).
     pub ect: Ecn,
+    /// The DiffServ precedence its packets leave with (a probe's `precedence`; else 0).
+    pub precedence: u8,
     pub start: Time,
     pub stop: Time,
     pub pattern: Pattern,
@@ -57,7 +61,18 @@ impl Source {
     ) -> Source {
         let size = f.packet_size.0 as u32;
         let bits_ns = size as u128 * 8 * NS_PER_SEC as u128;
+        let mut precedence = 0;
         let pattern = match *pattern {
+            OpenLoop::Probe {
+                interval_ns,
+                precedence: c,
+            } => {
+                precedence = c;
+                Pattern::Periodic {
+                    interval: interval_ns,
+                    k: 0,
+                }
+            }
             OpenLoop::Cbr { bps } => Pattern::Cbr {
                 bits_ns,
                 bps: bps as u128,
@@ -91,6 +106,7 @@ impl Source {
             dst,
             size,
             ect: f.codepoint(),
+            precedence,
             start: f.start.0,
             stop,
             pattern,
@@ -102,7 +118,7 @@ impl Source {
     pub fn first(&mut self) -> Time {
         let start = self.start;
         match &mut self.pattern {
-            Pattern::Cbr { .. } => start,
+            Pattern::Cbr { .. } | Pattern::Periodic { .. } => start,
             Pattern::Poisson { mean_gap_ns, .. } => {
                 let g = *mean_gap_ns;
                 start.saturating_add(round_ns(self.rng.exponential(g)))
@@ -141,6 +157,10 @@ impl Source {
     #[inline]
     pub fn next(&mut self, now: Time) -> Option<Time> {
         let t = match &mut self.pattern {
+            Pattern::Periodic { interval, k } => {
+                *k += 1;
+                self.start.saturating_add(k.saturating_mul(*interval))
+            }
             Pattern::Cbr { bits_ns, bps, k } => {
                 *k += 1;
                 self.start

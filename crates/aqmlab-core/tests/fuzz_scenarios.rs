@@ -371,6 +371,8 @@ fn packets_estimate(s: &Scenario) -> f64 {
                     (bps_pps(o.rate), cycles)
                 }
                 Traffic::Tcp(_) => (0.0, 0.0),
+                // A request, and its reply, per interval.
+                Traffic::Probe(p) => (2e9 / p.interval_ns().max(1) as f64, 0.0),
             };
             pps.max(cycles) * secs
         })

@@ -18,6 +18,7 @@ fn cases() -> Vec<Case> {
             &format!("pkt_rate = 300.0\nstart = \"{start}\""),
         )
     };
+    let probe = |extra: &str| append(&format!("[[flows]]\nname = \"ping\"\ntype = \"probe\"\nsrc = \"h1\"\ndst = \"h2\"\npacket_size = 64\n{extra}"));
     vec![
         // --- negative, zero, NaN and infinite values -------------------------------------
         case("bernoulli p negative", edit("p = 0.01", "p = -0.1"),
@@ -180,7 +181,8 @@ fn cases() -> Vec<Case> {
         case("unknown flow type", edit(r#"type = "cbr""#, r#"type = "quic""#),
             "flows[0].type", N, "unknown variant `quic`, expected one of `cbr`, `poisson`, `onoff`, `tcp`"),
         case("unknown aqm type", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "bogus" }"#),
-            "links[1].queue.aqm.type", Some("\"bogus\""), "unknown type; expected one of \"droptail\", \"red\", \"ared\", \"rem\", \"feng_red\", \"psand\", \"pi\", \"blue\", \"sfb\", \"codel\", \"pie\", \"rio\", \"drio\", \"urio\", \"bio\", \"cioq_red\", \"fq_codel\""),
+            // The whole list, derived from the registry: `unknown_aqm_type_lists_every_registered_type`.
+            "links[1].queue.aqm.type", Some("\"bogus\""), "unknown type; expected one of \"droptail\", \"red\", "),
         case("rem phi of one", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "rem", phi = 1.0 }"#),
             "links[1].queue.aqm.phi", Some("1"), "must be a finite number > 1"),
         case("rem negative gamma", edit(r#"aqm = { type = "droptail" }"#, r#"aqm = { type = "rem", gamma = -0.001 }"#),
@@ -615,6 +617,18 @@ fn cases() -> Vec<Case> {
             "simulation", N, "missing field `duration`"),
         case("missing link delay", edit("delay = \"1ms\"\n", ""),
             "links[0]", N, "missing field `delay`"),
+        // --- probes and asymmetric links ----------------------------------------------
+        case("probe interval zero", probe("interval = \"0s\""),
+            "flows[3].interval", Some("\"0ns\""), "must be > 0"),
+        case("probe interval beyond the clock", probe("interval = \"2000000s\""),
+            "flows[3].interval", Some("\"2000000s\""), "must be <= \"1000000s\""),
+        case("probe precedence 8", probe("precedence = 8"),
+            "flows[3].precedence", Some("8"), "must be a precedence in [0, 7]"),
+        case("probe with a cbr field", probe("rate = \"1Mbps\""),
+            "flows[3].rate", N, "not a field of type = \"probe\"; its fields are interval, precedence"),
+        case("reverse_bandwidth zero",
+            edit("bandwidth = \"10Mbps\"", "bandwidth = \"10Mbps\"\nreverse_bandwidth = \"0bps\""),
+            "links[1].reverse_bandwidth", Some("\"0bps\""), "must be > 0"),
         case("TOML syntax error", edit(r#"seed = 7"#, r#"seed = "7"#),
             "", N, "TOML syntax error"),
         case("duplicate key (TOML)", edit("seed = 7", "seed = 7\nseed = 8"),
@@ -655,6 +669,26 @@ fn every_invalid_scenario_reports_its_path_value_and_message() {
             failures.join("\n")
         );
     }
+}
+
+/// A new AQM's registry line adds its tag to the message (the FIFO AQMs, then the
+/// buffers with sub-queues); nothing here lists the tags.
+#[test]
+fn unknown_aqm_type_lists_every_registered_type() {
+    let text = edit(
+        r#"aqm = { type = "droptail" }"#,
+        r#"aqm = { type = "bogus" }"#,
+    );
+    let errs = load(&text).expect_err("unknown type").0;
+    let types = aqmlab_core::aqm::AQM_TYPES.iter();
+    let want: Vec<String> = (types.chain(aqmlab_core::queue::buffer::BUFFER_TYPES))
+        .map(|t| format!("\"{t}\""))
+        .collect();
+    let msg = &errs[0].message;
+    assert!(
+        msg.ends_with(&format!("expected one of {}", want.join(", "))),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -157,8 +157,8 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
 /// What a run reads: scenario text, or a Python dict read from its objects (`read`).
 enum Input {
     Text(String),
-    /// The scenario read straight from the dict (`read::scenario`), and the seconds it took.
-    /// Boxed: a scenario is ~300 bytes, the other variants' tens.
+    /// The scenario read straight from the dict (`read::scenario`), and the seconds it took
+    /// (boxed: a scenario is several hundred bytes, the other inputs a few words).
     Scenario(Box<scenario::Scenario>, f64),
     /// The dict's document (`read::document`), and the seconds reading took (both readers).
     Document(toml::Table, f64),

@@ -104,6 +104,8 @@ KIND_FIELDS = {
     "cbr": {"rate"},
     "poisson": {"rate", "pkt_rate", "size_dist"},
     "onoff": {"rate", "on_time", "off_time", "period_dist", "shape"},
+    # Refused as a whole (``flows_``), but its fields are the schema's like any type's.
+    "probe": {"interval", "precedence"},
 }
 
 
@@ -191,8 +193,13 @@ class _Writer:
         for i, link in enumerate(self.c["links"]):
             a, b = link["a"], link["b"]
             label = link.get("name", f"{a}-{b}")
-            bw, delay = bps(link["bandwidth"]), seconds(link["delay"])
-            for fr, to, key in ((a, b, "queue"), (b, a, "reverse_queue")):
+            delay = seconds(link["delay"])
+            # ns-2 joins two simplex links, so each direction takes its own rate.
+            rates = (link["bandwidth"], link.get("reverse_bandwidth", link["bandwidth"]))
+            for (fr, to, key), rate in zip(
+                ((a, b, "queue"), (b, a, "reverse_queue")), rates, strict=True
+            ):
+                bw = bps(rate)
                 q = link.get(key, link["queue"])
                 qpath = f"links[{i}].{key if key in link else 'queue'}"
                 self.direction(label, fr, to, bw, delay, q, qpath)
@@ -452,6 +459,13 @@ class _Writer:
     def flows_(self) -> None:
         for i, f in enumerate(self.c.get("flows", [])):
             path = f"flows[{i}]"
+            if f["type"] == "probe":
+                # An echo answered by the receiving host: ns-2.35's Agent/Ping is ICMP-like
+                # but has no DiffServ precedence or aqmlab's per-probe table; not mapped.
+                self.refuse(
+                    path, "a probe flow (the ns-2 translation runs tcp, cbr, poisson, onoff)"
+                )
+                continue
             for key in sorted(set(f) - FLOW_FIELDS - KIND_FIELDS[f["type"]]):
                 self.refuse(f"{path}.{key}", "a field the ns-2 translation does not know")
             if f.get("ect", "ect0") != "ect0":

@@ -135,6 +135,12 @@ class _Spec:
         for i, link in enumerate(self.c["links"]):
             if link.get("loss") is not None:
                 self.refuse(f"links[{i}].loss", "link loss (not translated to ns-3)")
+            if link.get("reverse_bandwidth", link["bandwidth"]) != link["bandwidth"]:
+                # The driver builds each link as one PointToPointChannel at one DataRate.
+                self.refuse(
+                    f"links[{i}].reverse_bandwidth",
+                    "an asymmetric link (the ns-3 translation gives both directions one rate)",
+                )
             queues = []
             for fr, to, key in (
                 (link["a"], link["b"], "queue"),

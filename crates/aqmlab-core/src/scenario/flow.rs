@@ -9,6 +9,7 @@ pub use super::flow_tcp::{
     tcp_defaults, DupackResponse, FrTimer, Halving, PartialAck, RecoverGuard, Recovery, RttRule,
     TcpSpec, Variant,
 };
+pub use super::probe::ProbeSpec;
 use crate::check::{inner, Problems, INNER, MAX_PPS, MIN_PPS};
 use crate::packet::Ecn;
 use crate::units::{Bytes, Duration, Rate};
@@ -25,6 +26,8 @@ pub enum FlowKind {
     Onoff,
     /// A TCP connection (bulk, or finite with `bytes`).
     Tcp,
+    /// A latency probe: UDP echo requests at a fixed interval, answered by the destination.
+    Probe,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,6 +80,7 @@ pub enum Traffic {
     Poisson(PoissonSpec),
     Onoff(OnoffSpec),
     Tcp(TcpSpec),
+    Probe(ProbeSpec),
 }
 
 /// Constant bit rate UDP at `rate` (required).
@@ -158,11 +162,12 @@ impl FlowSpec {
 }
 
 impl FlowKind {
-    pub const ALL: [FlowKind; 4] = [
+    pub const ALL: [FlowKind; 5] = [
         FlowKind::Cbr,
         FlowKind::Poisson,
         FlowKind::Onoff,
         FlowKind::Tcp,
+        FlowKind::Probe,
     ];
 
     pub fn name(self) -> &'static str {
@@ -171,6 +176,7 @@ impl FlowKind {
             FlowKind::Poisson => "poisson",
             FlowKind::Onoff => "onoff",
             FlowKind::Tcp => "tcp",
+            FlowKind::Probe => "probe",
         }
     }
 
@@ -181,6 +187,7 @@ impl FlowKind {
             FlowKind::Poisson => &["rate", "pkt_rate", "size_dist"],
             FlowKind::Onoff => &["rate", "on_time", "off_time", "period_dist", "shape"],
             FlowKind::Tcp => TcpSpec::FIELDS,
+            FlowKind::Probe => ProbeSpec::FIELDS,
         }
     }
 }
@@ -265,6 +272,7 @@ impl<'de> Deserialize<'de> for FlowSpec {
             FlowKind::Poisson => Traffic::Poisson(inner::<_, D::Error>(rest)?),
             FlowKind::Onoff => Traffic::Onoff(inner::<_, D::Error>(rest)?),
             FlowKind::Tcp => Traffic::Tcp(inner::<_, D::Error>(rest)?),
+            FlowKind::Probe => Traffic::Probe(inner::<_, D::Error>(rest)?),
         };
         Ok(FlowSpec {
             name: c.name,
@@ -335,6 +343,11 @@ pub enum OpenLoop {
         dist: PeriodDist,
         shape: f64,
     },
+    /// A probe's requests, one every `interval_ns`, carrying `precedence`.
+    Probe {
+        interval_ns: u64,
+        precedence: u8,
+    },
 }
 
 impl FlowSpec {
@@ -344,6 +357,7 @@ impl FlowSpec {
             Traffic::Poisson(_) => FlowKind::Poisson,
             Traffic::Onoff(_) => FlowKind::Onoff,
             Traffic::Tcp(_) => FlowKind::Tcp,
+            Traffic::Probe(_) => FlowKind::Probe,
         }
     }
 
@@ -365,6 +379,10 @@ impl FlowSpec {
     pub(crate) fn open_loop(&self) -> Option<Option<OpenLoop>> {
         Some(Some(match &self.traffic {
             Traffic::Tcp(_) => return Some(None),
+            Traffic::Probe(f) => OpenLoop::Probe {
+                interval_ns: f.interval_ns(),
+                precedence: f.precedence.unwrap_or(0),
+            },
             Traffic::Cbr(f) => OpenLoop::Cbr { bps: f.rate?.0 },
             Traffic::Poisson(f) => OpenLoop::Poisson {
                 pps: match (f.rate, f.pkt_rate) {
@@ -397,6 +415,7 @@ impl FlowSpec {
         let packet_size = self.packet_size;
         let rate = match &self.traffic {
             Traffic::Tcp(t) => return t.check(self.ecn, self.ect.map(Ect::codepoint), p, pr),
+            Traffic::Probe(f) => return f.check(p, pr),
             Traffic::Cbr(f) => f.rate,
             Traffic::Poisson(f) => f.rate,
             Traffic::Onoff(f) => f.rate,
@@ -416,7 +435,7 @@ impl FlowSpec {
             }
         }
         match &self.traffic {
-            Traffic::Tcp(_) => {}
+            Traffic::Tcp(_) | Traffic::Probe(_) => {}
             Traffic::Cbr(_) => required(pr, "rate", rate.is_some()),
             Traffic::Poisson(f) => match (f.rate, f.pkt_rate) {
                 (Some(_), Some(_)) => pr.err(
@@ -513,6 +532,7 @@ mod tests {
             (FlowKind::Poisson, serde_list::<PoissonSpec>()),
             (FlowKind::Onoff, serde_list::<OnoffSpec>()),
             (FlowKind::Tcp, serde_list::<TcpSpec>()),
+            (FlowKind::Probe, serde_list::<ProbeSpec>()),
         ] {
             assert_eq!(kind.fields(), list, "{kind:?}");
         }

@@ -15,6 +15,8 @@ mod conditioners;
 pub(crate) mod flow;
 mod flow_tcp;
 mod json;
+mod link;
+mod probe;
 mod profile;
 pub mod repeat;
 mod sampling;
@@ -129,6 +131,9 @@ pub struct LinkSpec {
     pub a: String,
     pub b: String,
     pub bandwidth: Rate,
+    /// The b→a rate, when it differs from `bandwidth` (an asymmetric access link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_bandwidth: Option<Rate>,
     pub delay: Duration,
     /// Per-packet loss on the wire, applied independently in each direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -641,12 +646,18 @@ impl Validator {
             let bps = l.bandwidth.0;
             path.clear();
             write!(path, "{p}.queue").expect("a String takes any text");
+            let mark = self.p.errors.len();
             self.queue(&path, &l.queue, &l.queue.ctx(bps, &names));
-            if let Some(q) = &l.reverse_queue {
+            let reverse = l.reverse_queue.as_ref().map(|q| (q, "reverse_queue"));
+            // A link with its own b→a rate checks the queue that serves it at that rate.
+            let reverse = reverse.or(l.reverse_bandwidth.map(|_| (&l.queue, "queue")));
+            if let Some((q, key)) = reverse {
                 path.clear();
-                write!(path, "{p}.reverse_queue").expect("a String takes any text");
-                self.queue(&path, q, &q.ctx(bps, &names));
+                write!(path, "{p}.{key}").expect("a String takes any text");
+                self.queue(&path, q, &q.ctx(l.bps(false), &names));
+                link::dedup_from(&mut self.p, mark);
             }
+            link::check(s, i, &mut self.p);
         }
 
         // Unnamed links are labelled "a-b"; with '-' allowed in node names two links could

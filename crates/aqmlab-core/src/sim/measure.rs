@@ -111,7 +111,8 @@ impl Simulator<'_> {
         // In flight per flow: [data, acks].
         let mut in_flight = vec![[0u64; 2]; self.flows.len()];
         for p in self.packets.live() {
-            in_flight[p.flow as usize][p.is_ack as usize] += 1;
+            let back = p.dst == self.flows[p.flow as usize].src;
+            in_flight[p.flow as usize][back as usize] += 1;
         }
         let live: u64 = in_flight.iter().map(|x| x[0] + x[1]).sum();
         let waiting: u64 = self.queues.iter().map(|q| q.len_pkts() as u64).sum();
@@ -310,6 +311,7 @@ impl Simulator<'_> {
         );
         extra_tables.extend(edge::aggregates_table(&self.conditioners, &flows));
         extra_tables.extend(switch::tables(&self, t));
+        extra_tables.extend(self.probes.table(s, self.warmup));
         let captures = (self.capture.take()).map_or_else(Vec::new, |c| c.finish(s, &self.channels));
         Ok(RunResults {
             captures,

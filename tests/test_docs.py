@@ -150,6 +150,7 @@ TABLE_PATHS = {
     "loss": ("links", 1, "loss"),
     "flow": ("flows", 0),
     "repeat": ("repeat", 0),
+    "capture": ("captures", 0),
     "congestion": ("flows", 0, "congestion"),
 }
 
@@ -197,6 +198,8 @@ def _minimal(key: str) -> dict:
         return {"limit_pkts": 10}
     if key == "repeat":
         return {"count": 1}
+    if key == "capture":
+        return {"link": "h0->r0"}
     if group == "aqm":
         return {"type": tag, **AQM_REQUIRED.get(tag, {})}
     if group == "loss":
@@ -215,6 +218,8 @@ def _in_network(key: str, table: dict) -> dict:
     s = _network()
     if group == "repeat":
         s["repeat"] = []
+    if group == "capture":
+        s["captures"] = []
     if group == "congestion":  # a TCP flow's table (ECN-capable: DCTCP requires it; ECT(1): Prague)
         s["flows"] = [{**FLOW, "type": "tcp", "ecn": True, "ect": "ect1"}]
     return _put(s, TABLE_PATHS[group], table)
@@ -258,7 +263,7 @@ def _flow_type_fields(kind: str) -> list[str]:
 
 def engine_schema() -> dict[str, list[str]]:
     """Section key -> the fields the engine knows, in its order."""
-    sections = ("scenario", "simulation", "node", "link", "queue", "repeat")
+    sections = ("scenario", "simulation", "node", "link", "queue", "repeat", "capture")
     out = {k: _unknown_field_list(k) for k in sections}
     for group in ("aqm", "loss", "congestion"):
         for tag in _type_list(group):
@@ -283,6 +288,7 @@ SECTION_KEYS = {
     "Queue tables (`queue`, `reverse_queue`)": "queue",
     "`[[flows]]`": "flow",
     "`[[repeat]]`": "repeat",
+    "`[[captures]]`": "capture",
 }
 GROUPS = {
     "AQM tables (`aqm`)": "aqm",

@@ -28,7 +28,8 @@ def canonical(text: str) -> str: ...
 def run(text: str, progress: Callable[[float], object] | None = None) -> dict[str, Any]:
     """``tables``: {table name: {column name: numpy array or list}}, in the engine's order;
     ``events``, ``packets``, ``measured_s``, ``warmup_s``, ``reasons``, ``scenario``,
-    ``engine_version``."""
+    ``engine_version``, ``captures`` (one dict per captured link direction: ``name``,
+    ``link``, ``from``, ``to``, ``packets`` and ``pcap``, the file's bytes)."""
 
 def _panic_for_test() -> None: ...
 def _tables_for_test() -> dict[str, dict[str, Any]]: ...

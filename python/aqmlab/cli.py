@@ -64,11 +64,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         sc.setdefault("simulation", {})["seed"] = args.seed
     if args.run is not None:
         sc.setdefault("simulation", {})["run"] = args.run
+    for link in args.capture or ():
+        sc.setdefault("captures", []).append({"link": link})
     # validates before anything is written; a progress bar on a terminal
     res = run(sc, progress=sys.stderr.isatty() and not args.no_progress)
     written = res.write(args.out, plot=not args.no_plot)
     _print_summary(res)
     what = "summary.json, scenario.toml, tables" + ("" if args.no_plot else ", queue_length.png")
+    if res.captures:
+        what += f", {len(res.captures)} pcap files in captures/"
     print(f"wrote {len(written)} files to {args.out}/ ({what})")
     return 0
 
@@ -327,6 +331,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override simulation.seed")
     r.add_argument("--run", type=int, help="override simulation.run (replication index)")
     r.add_argument("--no-plot", action="store_true", help="skip queue_length.png")
+    r.add_argument(
+        "--capture",
+        action="append",
+        metavar="LINK",
+        help='capture a link ("from->to", or a link name for both directions) into '
+        "OUT/captures/*.pcap; repeatable (docs/capture.md)",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run)
 

@@ -97,6 +97,9 @@ class Results:
             round trip; missing when lost) and ``lost``.
         tables: every table above, then those components add (each SFB queue's bins at
             the end of the run, ...), by name.
+        captures: the pcap file of each captured link direction (``capture = true`` on a
+            link, or ``[[captures]]``), as bytes, by queue name "from->to" (docs/capture.md);
+            empty when nothing is captured. ``write_captures`` writes them.
         timing: wall seconds of the run's phases in the engine's binding (``parse_s``,
             ``validate_s``, ``build_s``, ``run_s`` = the event loop and end-of-run
             summaries, ``tables_s``, ``convert_s`` = the tables into Python objects); not
@@ -122,6 +125,8 @@ class Results:
         # The canonical text is written by the engine on first use (``scenario_toml``).
         self._scenario = raw["scenario"]
         self.timing: dict[str, float] = dict(raw.get("timing", {}))
+        self._captures: list[dict[str, Any]] = list(raw.get("captures", []))
+        self.captures: dict[str, bytes] = {c["name"]: c["pcap"] for c in self._captures}
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         # Only called when normal lookup fails; vars() avoids recursing before __init__.
@@ -217,11 +222,29 @@ class Results:
             **extra,
         }
 
+    def capture_file_names(self) -> dict[str, str]:
+        """Each capture's file name by queue name: ``<link>-<from>-<to>.pcap``, the link's
+        name (or "a-b" label) then the direction's two nodes."""
+        return {c["name"]: f"{c['link']}-{c['from']}-{c['to']}.pcap" for c in self._captures}
+
+    def write_captures(self, out: str | Path) -> list[Path]:
+        """Writes each capture as ``out/<link>-<from>-<to>.pcap`` (``capture_file_names``);
+        returns the paths written (none when nothing is captured)."""
+        out = Path(out)
+        written = []
+        for name, file in self.capture_file_names().items():
+            out.mkdir(parents=True, exist_ok=True)
+            p = out / file
+            p.write_bytes(self.captures[name])
+            written.append(p)
+        return written
+
     def write(self, out: str | Path, *, plot: bool = True) -> list[Path]:
         """Writes summary.json, scenario.toml, each table that has rows as CSV and Parquet
         (``<name>.csv``, ``<name>.parquet``; an empty table, e.g. ``flow_timeseries`` when no
-        flow is traced, is not written) and (unless ``plot`` is False) queue_length.png.
-        Returns the paths written."""
+        flow is traced, is not written), (unless ``plot`` is False) queue_length.png, and
+        the packet captures, if any, in ``captures/`` (``write_captures``). Returns the paths
+        written."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         written = []
@@ -245,6 +268,7 @@ class Results:
             from aqmlab.plot import plot_queue_length
 
             written.append(plot_queue_length(self, out / "queue_length.png"))
+        written += self.write_captures(out / "captures")
         return written
 
 

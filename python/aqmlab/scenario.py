@@ -22,6 +22,7 @@ from aqmlab import aqm as _aqm
 from aqmlab._fields import opt as _opt
 from aqmlab.aqm import *  # noqa: F403  (every AQM builder, re-exported: sc.red(20, 80))
 from aqmlab.aqm import droptail
+from aqmlab.capture import capture  # re-exported: sc.capture()
 from aqmlab.congestion import bbr, cubic, dctcp, prague, reno  # re-exported: sc.cubic()
 from aqmlab.probe import probe
 
@@ -43,18 +44,19 @@ def scenario(
     sample_interval: str | None = None,
     sample_queues: str | list[str] | None = None,
     profile: str | None = None,
+    captures: Iterable[Mapping[str, Any]] = (),
 ) -> Scenario:
     """A whole scenario. ``run`` is the replication index (independent streams of ``seed``).
     ``sample_queues`` ("auto", "all", "core" or queue names "from->to") chooses the queues
     in the time series (docs/scenarios.md, ``[simulation]``).
     ``profile`` ("ns2-2001", "ns2.35", "ns3.44") fills in the TCP and RED fields left unset
-    with that simulator's defaults (docs/profiles.md)."""
+    with that simulator's defaults (docs/profiles.md). ``captures``: docs/capture.md."""
     sim = _opt({"duration": duration}, warmup=warmup, seed=seed, run=run)
     sim = _opt(sim, sample_interval=sample_interval, sample_queues=sample_queues)
     s: dict[str, Any] = _opt({"schema_version": SCHEMA_VERSION}, profile=profile)
     s.update(simulation=sim, nodes=[dict(n) for n in nodes], links=[dict(x) for x in links])
     s["flows"] = [dict(f) for f in flows]
-    return s
+    return _opt(s, captures=[dict(c) for c in captures] or None)
 
 
 def host(name: str) -> dict[str, Any]:
@@ -106,6 +108,7 @@ def link(
     name: str | None = None,
     reverse_queue: Mapping[str, Any] | None = None,
     reverse_bandwidth: str | None = None,
+    capture: bool = False,
 ) -> dict[str, Any]:
     """A full-duplex link; ``queue`` serves a→b and also b→a unless ``reverse_queue`` is given."""
     d: dict[str, Any] = _opt({}, name=name)
@@ -116,6 +119,7 @@ def link(
         queue=dict(queue),
         reverse_queue=dict(reverse_queue) if reverse_queue else None,
         reverse_bandwidth=reverse_bandwidth,  # b→a's rate, when it differs from a→b's
+        capture=True if capture else None,
     )
 
 
@@ -513,6 +517,7 @@ __all__ = [
     "as_toml",
     "bbr",
     "bernoulli",
+    "capture",
     "cbr",
     "cubic",
     "dctcp",

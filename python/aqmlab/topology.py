@@ -75,12 +75,14 @@ def dumbbell(
     queue: Queue | None = None,
     reverse_queue: Queue | None = None,
     access_queue: Queue | None = None,
+    capture: bool = False,
 ) -> Topology:
     """n senders ``s0..`` behind router ``r1``, n receivers ``d0..`` behind ``r2``, one host
     pair per flow. ``queue`` is the bottleneck's r1→r2 queue, ``reverse_queue`` r2→r1's
     (default: the same), ``access_queue`` every access link's (default 100 packets, DropTail).
     ``access_delay`` may be one value or one per sender (RTT heterogeneity; the receivers'
-    links take the same value as their sender's). Pairs: (s_i, d_i)."""
+    links take the same value as their sender's). ``capture=True`` records both directions of
+    the bottleneck as pcap files (docs/capture.md). Pairs: (s_i, d_i)."""
     if n < 1:
         raise ValueError(f"n = {n}: a dumbbell needs at least one host pair")
     delays = _per_host(access_delay, n, "access_delay")
@@ -96,6 +98,7 @@ def dumbbell(
             queue=bq,
             reverse_queue=reverse_queue,
             name="bottleneck",
+            capture=capture,
         )
     ]
     senders, receivers = [f"s{i}" for i in range(n)], [f"d{i}" for i in range(n)]

@@ -11,13 +11,14 @@
 //! - [`link`], [`queue`], [`aqm`]: a link direction is an output queue feeding a wire; the
 //!   queue is buffer plumbing around one AQM (decision logic only) with reason-coded counters.
 //! - [`traffic`]: open-loop UDP sources (CBR, Poisson, on/off); [`routing`]: shortest-path
-//!   forwarding tables.
+//!   forwarding tables; [`capture`]: the pcap files of captured link directions.
 //! - [`event`], [`packet`], [`rng`], [`units`], [`record`], [`table`]: the engine's parts:
 //!   a (time, sequence)-ordered event heap with cancellable timers, a packet arena, one PCG
 //!   stream per component, integer-nanosecond time, streamed statistics, and the named
 //!   column tables a run's results leave the engine as.
 
 pub mod aqm;
+pub mod capture;
 pub mod check;
 pub mod diffserv;
 pub mod event;

@@ -13,6 +13,12 @@
 /// 1500-byte packets is under 10^6); more means a buffer fed faster than it drains.
 pub const MAX_LIVE_PACKETS: usize = 10_000_000;
 
+/// Bytes of packet capture a run may hold, all captures together (records and their
+/// 16-byte headers): 1 GiB, as much as the packet arena's bound. At the default snaplen of
+/// 96 bytes that is about 9.5 million packets; the run stops with `ResourceExhausted`
+/// beyond it (`crate::capture`).
+pub const MAX_CAPTURE_BYTES: u64 = 1 << 30;
+
 /// The payload a run unwinds with when it would exceed a bound or an allocation fails.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceExhausted(pub String);

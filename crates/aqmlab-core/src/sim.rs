@@ -180,7 +180,8 @@ const SAMPLED: [&str; 8] = [
     "area_pkt_s",
 ];
 
-#[derive(Clone, Debug, PartialEq)]
+/// `Debug` (sim/tables.rs) shows `captures` only when there are some.
+#[derive(Clone, PartialEq)]
 pub struct RunResults {
     pub queues: Vec<QueueSummary>,
     pub flows: Vec<FlowSummary>,
@@ -193,6 +194,8 @@ pub struct RunResults {
     /// Tables added by components (an AQM's final state, ...), each with a `queue` column
     /// first; `tables()` returns them after the standard ones.
     pub extra_tables: Vec<Table>,
+    /// The pcap files of the captured link directions (`crate::capture`), in channel order.
+    pub captures: Vec<crate::capture::CaptureOutput>,
 }
 
 /// One bit per index, set where `f` holds.
@@ -270,6 +273,8 @@ pub struct Simulator<'a> {
     processed: u64,
     /// Simulated time published for progress reporting (read by another thread).
     progress: Option<Arc<AtomicU64>>,
+    /// Packet captures, if any: one test per transmission when there are none.
+    capture: Option<Box<crate::capture::Captures>>,
 }
 
 /// The part of a transfer [start, done) inside the measurement window [warmup, end), in ns:
@@ -394,6 +399,7 @@ impl<'a> Simulator<'a> {
         let mut events = EventQueue::new();
         events.set_large(large_run(&queues, &channels, &flows));
         let hooked = bitset(queues.len(), |q| !queues[q].is_passive());
+        let channels_len = channels.len();
         let hosts = bitset(nodes.len(), |n| nodes[n] == Node::Host);
         let routers = bitset(nodes.len(), |n| nodes[n] == Node::Router);
         Simulator {
@@ -426,6 +432,7 @@ impl<'a> Simulator<'a> {
             metric_buf: vec![],
             processed: 0,
             progress: None,
+            capture: crate::capture::Captures::new(s, s.captured(&s.link_ends()), channels_len),
         }
     }
 
@@ -802,6 +809,9 @@ impl<'a> Simulator<'a> {
         }
         self.scratch = dropped;
         let Some(pkt) = next else { return };
+        if self.capture.is_some() {
+            self.capture_tx(c, pkt);
+        }
         let ch = &mut self.channels[c];
         let queue = &mut self.queues[q.ix()];
         let tx = tx_time(self.packets.get(pkt).size, ch.bps);

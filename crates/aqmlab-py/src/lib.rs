@@ -8,7 +8,7 @@ use aqmlab_core::sim::{self, RunResults, SimError};
 use aqmlab_core::table::{Column, Table};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -319,10 +319,23 @@ fn _tables_for_test(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 fn to_python<'py>(
     py: Python<'py>,
     s: scenario::Scenario,
-    r: RunResults,
+    mut r: RunResults,
     mut timing: Timing,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
+    // Each captured link direction's pcap file, as bytes (`aqmlab_core::capture`).
+    let captures = PyList::empty(py);
+    for c in std::mem::take(&mut r.captures) {
+        let d = PyDict::new(py);
+        d.set_item("name", c.name)?;
+        d.set_item("link", c.link)?;
+        d.set_item("from", c.from)?;
+        d.set_item("to", c.to)?;
+        d.set_item("packets", c.packets)?;
+        d.set_item("pcap", PyBytes::new(py, &c.pcap))?;
+        captures.append(d)?;
+    }
+    out.set_item("captures", captures)?;
     out.set_item("events", r.events)?;
     out.set_item("packets", r.packets)?;
     out.set_item("measured_s", r.measured_s)?;

@@ -10,6 +10,7 @@
 //! `sample_queues = "auto"`), so
 //! builder == file == echo is testable.
 
+mod capture;
 mod conditioners;
 pub(crate) mod flow;
 mod flow_tcp;
@@ -37,6 +38,7 @@ use std::fmt::{self, Write};
 pub const SCHEMA_VERSION: u32 = 1;
 
 pub use crate::check::{ScenarioError, ScenarioErrors};
+pub use capture::{CaptureAt, CaptureSpec, DEFAULT_SNAPLEN, MAX_SNAPLEN};
 pub use profile::{Profile, Val, PROFILES};
 pub use sampling::{SampleQueues, AUTO_ALL_LINKS};
 
@@ -59,6 +61,9 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Packet captures of link directions (`capture.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub captures: Vec<CaptureSpec>,
     /// `[[repeat]]` tables are expanded into nodes, links and flows before the document is
     /// read (`repeat.rs`); what stays is where each expanded entry came from, so that
     /// messages name the template and the copy. Never written: the canonical form is the
@@ -137,6 +142,9 @@ pub struct LinkSpec {
     pub queue: QueueSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_queue: Option<QueueSpec>,
+    /// Capture both directions over the whole run with the default snapshot length.
+    #[serde(default, skip_serializing_if = "capture::is_false")]
+    pub capture: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -559,6 +567,7 @@ impl Validator {
             );
         }
         self.sampling(s, ends);
+        self.captures(s, ends);
 
         let mut names = HashSet::new();
         for (i, n) in s.nodes.iter().enumerate() {

@@ -158,6 +158,16 @@ impl Simulator<'_> {
         Ok(())
     }
 
+    /// Channel `c` starts to transmit `pkt`: into its capture, if it has one. Out of line,
+    /// so that `start_tx` keeps no more state across it than across the dequeue before it.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn capture_tx(&mut self, c: usize, pkt: u32) {
+        if let Some(cap) = &mut self.capture {
+            cap.on_tx(c, self.now, pkt, &self.packets);
+        }
+    }
+
     pub(super) fn finish(mut self) -> Result<RunResults, SimError> {
         let end = self.end;
         for q in &mut self.queues {
@@ -302,7 +312,9 @@ impl Simulator<'_> {
         extra_tables.extend(edge::aggregates_table(&self.conditioners, &flows));
         extra_tables.extend(switch::tables(&self, t));
         extra_tables.extend(self.probes.table(s, self.warmup));
+        let captures = (self.capture.take()).map_or_else(Vec::new, |c| c.finish(s, &self.channels));
         Ok(RunResults {
+            captures,
             queues,
             flows,
             timeseries: self.ts,

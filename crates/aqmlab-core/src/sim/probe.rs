@@ -27,6 +27,9 @@ struct Log {
 /// The probe flows and what became of their requests.
 #[derive(Default)]
 pub(super) struct Probes {
+    /// Whether any flow is a probe: the per-packet calls test this one flag first, so a
+    /// run without probes pays a predictable branch and no bitset lookup.
+    any: bool,
     /// Bit f: flow f is a probe.
     set: Vec<u64>,
     /// Flow → its log (for probe flows).
@@ -37,6 +40,7 @@ pub(super) struct Probes {
 impl Probes {
     pub(super) fn new(s: &Scenario) -> Probes {
         let mut p = Probes {
+            any: s.flows.iter().any(|f| f.kind() == FlowKind::Probe),
             set: bitset(s.flows.len(), |i| s.flows[i].kind() == FlowKind::Probe),
             slot: vec![u32::MAX; s.flows.len()],
             logs: vec![],
@@ -57,7 +61,7 @@ impl Probes {
 
     #[inline]
     pub(super) fn is_probe(&self, flow: usize) -> bool {
-        bit(&self.set, flow)
+        self.any && bit(&self.set, flow)
     }
 
     fn log(&mut self, flow: usize) -> &mut Log {

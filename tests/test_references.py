@@ -2,7 +2,7 @@
 
 A user's clone has only the tracked files, so a comment or a page that sends the reader to
 a file outside the repository sends them nowhere. The rule, on every tracked text file
-under crates/, python/, docs/, tests/, benchmarks/, scenarios/, .ci/ and in README.md,
+under crates/, python/, docs/, tests/, benchmarks/, scenarios/, examples/, .ci/ and in README.md,
 BENCHMARKS.md and the Makefile:
 
 1. No path to material beside the checkout: no ``../shared`` (nor ``shared/papers``,
@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SCANNED = ["crates", "python", "docs", "tests", "benchmarks", "scenarios", ".ci"]
+SCANNED = ["crates", "python", "docs", "tests", "benchmarks", "scenarios", "examples", ".ci"]
 SCANNED_FILES = ["README.md", "BENCHMARKS.md", "Makefile"]
 
 OUTSIDE = re.compile(r"\.\./shared\b|\bshared/(?:papers|algorithms|validation|design|perf)\b")

@@ -72,21 +72,34 @@ impl Probes {
     #[inline]
     pub(super) fn sent(&mut self, flow: usize, seq: u64, now: Time) {
         if self.is_probe(flow) {
-            let log = self.log(flow);
-            debug_assert_eq!(log.sent.len() as u64, seq, "requests are numbered in order");
-            log.sent.push(now);
-            log.rtt.push(PENDING);
+            self.log_request(flow, seq, now);
         }
+    }
+
+    // Out of line: the per-packet callers keep only the flag test.
+    #[cold]
+    #[inline(never)]
+    fn log_request(&mut self, flow: usize, seq: u64, now: Time) {
+        let log = self.log(flow);
+        debug_assert_eq!(log.sent.len() as u64, seq, "requests are numbered in order");
+        log.sent.push(now);
+        log.rtt.push(PENDING);
     }
 
     /// `p` was dropped or lost: if it is a probe's request or reply, the probe is lost.
     #[inline]
     pub(super) fn missing(&mut self, p: &Packet) {
         if self.is_probe(p.flow as usize) {
-            let r = &mut self.log(p.flow as usize).rtt[p.seq as usize];
-            if *r == PENDING {
-                *r = LOST;
-            }
+            self.lost(p.flow as usize, p.seq);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lost(&mut self, flow: usize, seq: u64) {
+        let r = &mut self.log(flow).rtt[seq as usize];
+        if *r == PENDING {
+            *r = LOST;
         }
     }
 
@@ -126,6 +139,8 @@ impl Probes {
 impl Simulator<'_> {
     /// A probe's packet reaches a host: a request its destination (counted as the flow's
     /// data, and answered at once), or a reply its source (the round trip ends).
+    #[cold]
+    #[inline(never)]
     pub(super) fn probe_deliver(&mut self, pkt: u32) {
         let p = *self.packets.get(pkt);
         self.packets.free(pkt);

@@ -100,6 +100,16 @@ const AQMS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// A new AQM's registry line is not enough: it needs its row above, or the properties every
+/// AQM must have go unchecked for it (docs/extending.md, step 5).
+#[test]
+fn every_registered_aqm_has_a_row() {
+    let listed: Vec<&str> = AQMS.iter().map(|(name, _, _)| *name).collect();
+    for t in aqmlab_core::aqm::AQM_TYPES {
+        assert!(listed.contains(t), "aqm type {t:?} has no row in AQMS");
+    }
+}
+
 fn scenario(aqm: &str, byte_mode: bool) -> String {
     let limit = if byte_mode {
         r#"limit_bytes = "100KB""#

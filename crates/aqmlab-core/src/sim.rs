@@ -23,7 +23,7 @@ use crate::record::LogHistogram;
 use crate::rng::Rng;
 use crate::routing::{At, Routes, NO_ROUTE};
 use crate::scenario::{
-    Checked, FlowKind, FlowSpec, Names, NodeKind, QueueSpec, Scenario, ScenarioErrors, Traffic,
+    Checked, FlowSpec, Names, NodeKind, QueueSpec, Scenario, ScenarioErrors, Traffic,
 };
 use crate::table::Table;
 use crate::tcp::{
@@ -375,7 +375,8 @@ impl<'a> Simulator<'a> {
             flows: LongSeries::new(samples),
         };
         let mut sampled = vec![];
-        for (c, on) in s.sampled_queues(&s.link_ends()).into_iter().enumerate() {
+        let ends = s.link_ends();
+        for (c, on) in s.sampled_queues(&ends).into_iter().enumerate() {
             if on {
                 let metrics = queues[c].metric_names();
                 let all: Vec<&'static str> = SAMPLED.iter().chain(metrics).copied().collect();
@@ -432,7 +433,7 @@ impl<'a> Simulator<'a> {
             metric_buf: vec![],
             processed: 0,
             progress: None,
-            capture: crate::capture::Captures::new(s, s.captured(&s.link_ends()), channels_len),
+            capture: crate::capture::Captures::new(s, s.captured(&ends), channels_len),
         }
     }
 

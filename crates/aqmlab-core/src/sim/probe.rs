@@ -27,12 +27,7 @@ struct Log {
 /// The probe flows and what became of their requests.
 #[derive(Default)]
 pub(super) struct Probes {
-    /// Whether any flow is a probe: the per-packet calls test this one flag first, so a
-    /// run without probes pays a predictable branch and no bitset lookup.
-    any: bool,
-    /// Bit f: flow f is a probe.
-    set: Vec<u64>,
-    /// Flow → its log (for probe flows).
+    /// Flow → its log (u32::MAX for a flow that is not a probe).
     slot: Vec<u32>,
     logs: Vec<Log>,
 }
@@ -40,8 +35,6 @@ pub(super) struct Probes {
 impl Probes {
     pub(super) fn new(s: &Scenario) -> Probes {
         let mut p = Probes {
-            any: s.flows.iter().any(|f| f.kind() == FlowKind::Probe),
-            set: bitset(s.flows.len(), |i| s.flows[i].kind() == FlowKind::Probe),
             slot: vec![u32::MAX; s.flows.len()],
             logs: vec![],
         };
@@ -61,7 +54,8 @@ impl Probes {
 
     #[inline]
     pub(super) fn is_probe(&self, flow: usize) -> bool {
-        self.any && bit(&self.set, flow)
+        // A run without probes pays one predictable branch and no lookup.
+        !self.logs.is_empty() && self.slot[flow] != u32::MAX
     }
 
     fn log(&mut self, flow: usize) -> &mut Log {
